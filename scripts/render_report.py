@@ -1,0 +1,34 @@
+"""Snakemake entry: render the reproduction report (paper/report.html.j2) to results/paper/index.html."""
+
+import base64
+import json
+from pathlib import Path
+
+import jinja2
+import pandas as pd
+import yaml
+
+from privopt.io import atomic_path, log_to_file
+
+log_to_file(snakemake.log[0])
+template_path, papers_path = snakemake.input.sources
+cfg = snakemake.params.config
+papers_src = yaml.safe_load(Path(papers_path).read_text())
+provenance = json.loads(Path(snakemake.input.provenance).read_text())
+
+papers = []
+for key, paper in papers_src.items():
+    figures = []
+    for fig in paper["figures"]:
+        fig = dict(fig)
+        fig["image_b64"] = base64.b64encode(Path(fig["image"]).read_bytes()).decode("ascii")
+        figures.append(fig)
+    claims = pd.read_csv(paper["claims"], keep_default_na=False).to_dict("records")
+    papers.append({**paper, "figures": figures, "claims": claims,
+                   "settings": yaml.safe_dump(cfg[paper["config_key"]], sort_keys=False, allow_unicode=True)})
+
+env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(template_path).parent)), autoescape=True,
+                         undefined=jinja2.StrictUndefined)
+html = env.get_template(Path(template_path).name).render(papers=papers, provenance=provenance, scale=cfg["scale"])
+with atomic_path(snakemake.output[0]) as tmp:
+    tmp.write_text(html, encoding="utf-8")

@@ -1,0 +1,240 @@
+"""Chaturvedi, Nguyen, Zakynthinou (AAAI 2021): the Uber location experiments.
+
+Figure 1: utility versus rank r under a cardinality constraint, candidates a 5×4 grid
+in a Manhattan box plus 80 copies of its north vertex, m = 100 pickups per run.
+Figure 2: utility/m versus m under the partition matroid {A}, {B, C}.
+
+Every formula and constant below is from ``shared/specs/decomposable-submodular.md``
+(sections in brackets).  A run draws one dataset of m pickups and runs every
+algorithm on it: PCG (Algorithm 1), DPG/MBKK (private greedy), non-private Greedy
+and a Random basis.  Figure 2 also records the two bases {A, B} and {A, C} as
+reference rows, so the claims can compare against f(AB)/m and f(AC)/m.
+
+Randomness [seeding]: the dataset of run ``seed`` comes from the stream
+(figure/dataset, m, dataset id = seed // runs_per_dataset), shared by all readings,
+ranks and algorithms (common random numbers); each algorithm has its own stream
+keyed by (figure/reading/algorithm, parameter point, seed).  Nothing depends on
+job order or on how seeds are blocked into jobs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from privopt import seeding
+from privopt.data import geometry
+from privopt.mechanisms import accounting
+from privopt.submodular.continuous_greedy import private_continuous_greedy
+from privopt.submodular.greedy import greedy, private_greedy, random_basis
+from privopt.submodular.matroids import PartitionMatroid, partition_matroid, uniform_matroid
+from privopt.submodular.objectives import FacilityLocation
+from privopt.submodular.rounding import pairwise_round, swap_round
+
+PAPER = "chaturvedi2021"
+
+# §4.2 Figure 1 box (authors' values), vertices (lat, lon) in order N, E, S, W.
+FIG1_NORTH = (40.82, -73.96)
+FIG1_EAST = (40.80, -73.93)
+FIG1_SOUTH = (40.70, -73.99197)
+FIG1_WEST = (40.71315, -74.03)
+FIG1_BOX = (FIG1_NORTH, FIG1_EAST, FIG1_SOUTH, FIG1_WEST)
+FIG1_GRID_SIZE = 20
+
+# §4.3 Figure 2 rectangle and the three locations; parts {A} and {B, C}.
+FIG2_LAT = (40.743775, 40.814381)
+FIG2_LON = (-74.003862, -73.931548)
+FIG2_LOCATIONS = {"A": (40.7500, -74.0025), "B": (40.7525, -73.9975), "C": (40.7825, -73.9575)}
+FIG2_PART_OF = (0, 1, 1)
+
+ALGORITHMS = ("PCG", "DPG", "Greedy", "Random")
+LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random"}
+
+
+def box(figure: str) -> np.ndarray:
+    """Vertices (lat, lon) of the figure's convex box, in order."""
+    if figure == "fig1":
+        return np.array(FIG1_BOX, dtype=float)
+    if figure == "fig2":
+        return geometry.rectangle(*FIG2_LAT, *FIG2_LON)
+    raise ValueError(f"unknown figure {figure!r}")
+
+
+def normaliser(figure: str) -> float:
+    """C = ℓ1 diameter of the box: data-independent, so sensitivity stays 1 [§4.1, A12]."""
+    return geometry.l1_diameter(box(figure))
+
+
+def in_box(pickups: pd.DataFrame, figure: str) -> pd.DataFrame:
+    """Pickups strictly inside the figure's box [§6, A13], as float64 lat/lon."""
+    inside = geometry.inside_convex_polygon(pickups["lat"].to_numpy(), pickups["lon"].to_numpy(), box(figure))
+    return pickups.loc[inside, ["lat", "lon"]].reset_index(drop=True)
+
+
+def fig1_locations(grid_mode: str, n_copies: int) -> pd.DataFrame:
+    """20 grid points (index 5·row + col) and ``n_copies`` copies of the north vertex [§4.2]."""
+    grid = geometry.quad_grid(np.array(FIG1_SOUTH), np.array(FIG1_WEST), np.array(FIG1_EAST), rows=4, cols=5, mode=grid_mode)
+    copies = np.tile(np.array(FIG1_NORTH, dtype=float), (n_copies, 1))
+    locs = np.vstack([grid, copies])
+    kind = ["grid"] * len(grid) + ["north_copy"] * n_copies
+    return pd.DataFrame({"element": np.arange(len(locs)), "lat": locs[:, 0], "lon": locs[:, 1], "kind": kind, "grid_mode": grid_mode})
+
+
+def fig2_locations() -> pd.DataFrame:
+    names = list(FIG2_LOCATIONS)
+    locs = np.array([FIG2_LOCATIONS[k] for k in names])
+    return pd.DataFrame({"element": np.arange(3), "lat": locs[:, 0], "lon": locs[:, 1], "kind": names, "part": FIG2_PART_OF})
+
+
+def delta_for(m: int, delta_exponent: float, delta: float | None = None) -> float:
+    """δ = 1/m^1.5 in both figures [PAPER], unless a fixed δ is configured."""
+    return float(delta) if delta is not None else float(m) ** (-float(delta_exponent))
+
+
+@dataclass(frozen=True)
+class Setting:
+    """Everything one run needs besides the seed."""
+
+    figure: str
+    reading: str
+    point: int  # r for Figure 1, m for Figure 2
+    m: int
+    matroid: PartitionMatroid
+    eps: float
+    delta: float
+    rounds: int
+    pcg_scores: str
+    s: int
+    pcg_eps0_rule: str
+    dpg_eps0_rule: str
+    rounding: str
+    runs_per_dataset: int
+
+    @property
+    def eta(self) -> float:
+        return 1.0 / self.rounds
+
+    @property
+    def pcg_eps0(self) -> float:
+        return accounting.pcg_eps0(self.eps, self.delta, rule=self.pcg_eps0_rule)
+
+    @property
+    def dpg_eps0(self) -> float:
+        return accounting.dpg_eps0(self.eps, self.delta, self.matroid.rank, rule=self.dpg_eps0_rule)
+
+    def key(self) -> dict[str, Any]:
+        return {"point": self.point}
+
+
+def make_setting(figure: str, reading: str, point: int, settings: Mapping[str, Any], common: Mapping[str, Any], n_candidates: int) -> Setting:
+    """Build the run setting of one parameter point from the (validated) config sections."""
+    fig_cfg = common[figure]
+    if figure == "fig1":
+        m = int(fig_cfg["m"])
+        matroid = uniform_matroid(n_candidates, int(point))
+    elif figure == "fig2":
+        m = int(point)
+        matroid = partition_matroid(FIG2_PART_OF, (1, 1))
+    else:
+        raise ValueError(f"unknown figure {figure!r}")
+    return Setting(
+        figure=figure,
+        reading=reading,
+        point=int(point),
+        m=m,
+        matroid=matroid,
+        eps=float(common["eps"]),
+        delta=delta_for(m, common["delta_exponent"], common.get("delta")),
+        rounds=int(settings["rounds"]),
+        pcg_scores=str(settings["pcg_scores"]),
+        s=int(settings["s"]),
+        pcg_eps0_rule=str(settings["pcg_eps0_rule"]),
+        dpg_eps0_rule=str(settings["dpg_eps0_rule"]),
+        rounding=str(settings["rounding"]),
+        runs_per_dataset=int(fig_cfg.get("runs_per_dataset", 1)),
+    )
+
+
+def sample_dataset(pool: np.ndarray, setting: Setting, seed: int) -> tuple[int, np.ndarray]:
+    """Dataset id and the m pickups (rows of ``pool``) of run ``seed``, uniformly without replacement."""
+    if setting.m > len(pool):
+        raise ValueError(f"{setting.figure}: m = {setting.m} exceeds the {len(pool)} pickups inside the box")
+    dataset = seed // setting.runs_per_dataset
+    gen = seeding.rng(PAPER, f"{setting.figure}/dataset", {"m": setting.m}, dataset)
+    idx = gen.choice(len(pool), size=setting.m, replace=False)
+    return dataset, pool[idx]
+
+
+def _algorithm_rng(setting: Setting, algorithm: str, seed: int) -> np.random.Generator:
+    return seeding.rng(PAPER, f"{setting.figure}/{setting.reading}/{algorithm}", setting.key(), seed)
+
+
+def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator) -> np.ndarray:
+    """Algorithm 1 then rounding (post-processing) [§2.2, §2.6]."""
+    result = private_continuous_greedy(
+        objective.dist, setting.matroid, eta=setting.eta, eps0=setting.pcg_eps0, rng=gen, scores=setting.pcg_scores, s=setting.s
+    )
+    if setting.rounding == "swap":
+        return swap_round(result.bases, result.weights, setting.matroid, gen)
+    if setting.rounding == "pairwise":
+        return pairwise_round(result.y, setting.matroid, gen)
+    raise ValueError(f"unknown rounding {setting.rounding!r}")
+
+
+def run_once(objective: FacilityLocation, setting: Setting, seed: int) -> dict[str, np.ndarray]:
+    """The selected set of every algorithm on one dataset."""
+    return {
+        "PCG": run_pcg(objective, setting, _algorithm_rng(setting, "PCG", seed)),
+        "DPG": private_greedy(objective, setting.matroid, setting.dpg_eps0, _algorithm_rng(setting, "DPG", seed)),
+        "Greedy": greedy(objective, setting.matroid),
+        "Random": random_basis(setting.matroid, _algorithm_rng(setting, "Random", seed)),
+    }
+
+
+def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: Iterable[int], C: float) -> pd.DataFrame:
+    """Tidy records (one row per run × algorithm) for a block of seeds at one parameter point."""
+    kinds = None
+    rows: list[dict[str, Any]] = []
+    eps0 = {"PCG": setting.pcg_eps0, "DPG": setting.dpg_eps0, "Greedy": math.nan, "Random": 0.0}
+    if setting.figure == "fig1":
+        kinds = np.arange(len(locations)) >= FIG1_GRID_SIZE  # north-vertex copies
+    for seed in seeds:
+        dataset, data = sample_dataset(pool, setting, int(seed))
+        dist = geometry.manhattan_distance_matrix(locations, data, C)
+        objective = FacilityLocation(dist)
+        chosen = run_once(objective, setting, int(seed))
+        if setting.figure == "fig2":
+            chosen["basis {A,B}"] = np.array([0, 1])
+            chosen["basis {A,C}"] = np.array([0, 2])
+        for algorithm, members in chosen.items():
+            if not setting.matroid.is_independent(members):
+                raise AssertionError(f"{algorithm} returned a dependent set {members}")
+            value = objective.value(members)
+            row = {
+                "figure": setting.figure,
+                "reading": setting.reading,
+                "point": setting.point,
+                "r": setting.matroid.rank,
+                "m": setting.m,
+                "seed": int(seed),
+                "dataset": dataset,
+                "algorithm": algorithm,
+                "utility": value,
+                "utility_per_m": value / setting.m,
+                "eps0": eps0.get(algorithm, math.nan),
+                "eps": setting.eps,
+                "delta": setting.delta,
+                "rounds": setting.rounds,
+                "s": setting.s if setting.pcg_scores == "G" else 0,
+                "pcg_scores": setting.pcg_scores,
+                "n_selected": int(len(members)),
+            }
+            if kinds is not None:
+                row["north_copies"] = int(kinds[np.asarray(members, dtype=int)].sum())
+            rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,86 @@
+# Helpers shared by all rule modules (config validation, parameter grids, seed blocks);
+# no rules are defined in this file.
+
+import math
+import os
+from pathlib import Path
+
+from snakemake.utils import validate
+
+
+validate(config, schema="../schemas/config.schema.yaml", set_default=True)
+
+
+class ConfigError(Exception):
+    """A config value the schema cannot express a bound for; the message names the key."""
+
+
+def _check_readings(section, key):
+    fig = config[section][key]
+    if fig["plot_reading"] not in fig["readings"]:
+        raise ConfigError(
+            f"config key {section}.{key}.plot_reading = {fig['plot_reading']!r} is not one of "
+            f"{section}.{key}.readings ({', '.join(fig['readings'])})"
+        )
+
+
+def check_config():
+    """Cross-key checks, raised before any job starts."""
+    cfg = config["chaturvedi2021"]
+    n_candidates = 20 + cfg["fig1"]["n_copies"]
+    too_big = [r for r in cfg["fig1"]["ranks"] if r > n_candidates]
+    if too_big:
+        raise ConfigError(
+            f"config key chaturvedi2021.fig1.ranks: r = {too_big} exceeds the {n_candidates} candidate "
+            f"locations (20 grid points + chaturvedi2021.fig1.n_copies = {cfg['fig1']['n_copies']})"
+        )
+    for key in ("fig1", "fig2"):
+        _check_readings("chaturvedi2021", key)
+    source = config["uber_source"]
+    if "://" not in source and not Path(source).exists():
+        raise ConfigError(f"config key uber_source: local file {source!r} does not exist")
+
+
+check_config()
+
+
+def seed_blocks(n_runs, per_job):
+    """Seed blocks "a-b" (inclusive) covering seeds 0..n_runs-1."""
+    return [f"{a}-{min(a + per_job, n_runs) - 1}" for a in range(0, n_runs, per_job)]
+
+
+def seeds_of(block):
+    a, b = (int(x) for x in block.split("-"))
+    return list(range(a, b + 1))
+
+
+def uber_local_source():
+    """The configured source as an input file when it is a local path (so a new file reruns)."""
+    source = config["uber_source"]
+    return [source] if "://" not in source else []
+
+
+# Jobs import the privopt library of this checkout, whichever environment runs them
+# (a venv with privopt installed, a --use-conda env, a cluster node).
+_src = str(Path(workflow.basedir) / "src")
+os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
+
+
+# Chaturvedi et al. (2021): run files and figure files of a figure.
+CH = config["chaturvedi2021"]
+CH_POINT = {"fig1": ("r", "ranks"), "fig2": ("m", "ms")}
+
+
+def ch_run_files(figure):
+    fig = CH[figure]
+    pname, key = CH_POINT[figure]
+    return [
+        f"results/chaturvedi2021/runs/{figure}/{reading}/{pname}~{point}/seeds~{block}.parquet"
+        for reading in fig["readings"]
+        for point in fig[key]
+        for block in seed_blocks(fig["n_runs"], CH["seeds_per_job"])
+    ]
+
+
+def ch_figure_files(figure):
+    return [f"results/figures/chaturvedi2021/{figure}.{ext}" for ext in ("pdf", "png")]
