@@ -1,0 +1,559 @@
+"""Tests for privopt.data.uber (fetch / checksum / parsing) and privopt.data.geometry.
+
+The shared subset is read from ``<repo>/../shared/data`` and never copied into the
+repository; tests that need it are skipped with a reason when it is absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import http.server
+import pickle
+import shutil
+import subprocess
+import threading
+import time
+import urllib.error
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privopt.data import geometry as geo
+from privopt.data.uber import (
+    CANONICAL_GIT_BLOB_ID,
+    CANONICAL_RECORDS,
+    COLUMNS,
+    ChecksumError,
+    DataValidationError,
+    fetch_uber,
+    git_blob_id,
+    read_pickups,
+    read_pickups_parquet,
+    sha256_file,
+    write_parquet_atomic,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SUBSET = REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
+SUBSET_GZ_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
+SUBSET_CSV_SHA256 = "361038b0cd3b3a94857240f1d5f147dca36148f27d0ec84e311a214331fd4ce4"
+SUBSET_RECORDS = 99_997
+
+HEADER = "Date/Time,Lat,Lon,Base\n"
+ROWS = [
+    "4/1/2014 0:11:00,40.769,-73.9549,B02512\n",
+    "4/1/2014 0:17:00,40.7267,-74.0345,B02512\n",
+    "4/30/2014 23:59:00,40.7316,-73.9873,B02598\n",
+]
+SMALL_CSV = (HEADER + "".join(ROWS)).encode()
+
+
+@pytest.fixture(scope="module")
+def subset_path() -> Path:
+    if not SUBSET.is_file():
+        pytest.skip(f"shared data subset not found at {SUBSET.resolve()} (expected beside the repo)")
+    return SUBSET
+
+
+@pytest.fixture(scope="module")
+def subset_df(subset_path: Path) -> pd.DataFrame:
+    return read_pickups(subset_path)
+
+
+def _expected_blob_id(data: bytes) -> str:
+    """git blob id computed independently: ``git hash-object`` if available, else the formula."""
+    git = shutil.which("git")
+    if git:
+        out = subprocess.run(
+            [git, "hash-object", "--no-filters", "--stdin"], input=data, capture_output=True, check=True
+        )
+        return out.stdout.decode().strip()
+    return hashlib.sha1(b"blob " + str(len(data)).encode() + b"\x00" + data).hexdigest()
+
+
+def _leftovers(directory: Path, keep: set[str] = frozenset()) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name not in keep)
+
+
+# --------------------------------------------------------------------------------------
+# Digests
+# --------------------------------------------------------------------------------------
+
+
+def test_git_blob_id_and_sha256_file(tmp_path: Path) -> None:
+    f = tmp_path / "small.csv"
+    f.write_bytes(SMALL_CSV)
+    assert git_blob_id(f) == _expected_blob_id(SMALL_CSV)
+    assert sha256_file(f) == hashlib.sha256(SMALL_CSV).hexdigest()
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert git_blob_id(empty) == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"  # git's empty blob
+
+
+# --------------------------------------------------------------------------------------
+# fetch_uber: sha256 path on the shared subset
+# --------------------------------------------------------------------------------------
+
+
+def test_fetch_subset_with_sha256(subset_path: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "out" / "uber.csv"
+    prov = fetch_uber(subset_path, dest, sha256=SUBSET_GZ_SHA256)
+    assert dest.is_file()
+    assert _leftovers(dest.parent) == ["uber.csv"]
+    assert prov["fetched_sha256"] == SUBSET_GZ_SHA256
+    assert prov["csv_sha256"] == SUBSET_CSV_SHA256
+    assert sha256_file(dest) == SUBSET_CSV_SHA256
+    assert prov["csv_git_blob_id"] == git_blob_id(dest)
+    assert prov["records"] == SUBSET_RECORDS
+    assert prov["compressed"] is True
+    assert prov["canonical"] is False
+    assert prov["verified_by"] == "sha256"
+    assert prov["csv_bytes"] == dest.stat().st_size
+    assert prov["fetched_bytes"] == subset_path.stat().st_size
+    assert prov["source"] == str(subset_path)
+    assert dest.read_bytes().startswith(b"Date/Time,Lat,Lon,Base\n4/1/2014 0:11:00,40.769,-73.9549,B02512\n")
+
+
+def test_fetch_subset_wrong_sha256(subset_path: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "uber.csv"
+    wrong = "0" * 64
+    with pytest.raises(ChecksumError) as info:
+        fetch_uber(subset_path, dest, sha256=wrong)
+    msg = str(info.value)
+    assert wrong in msg and SUBSET_GZ_SHA256 in msg and str(subset_path) in msg
+    assert isinstance(info.value, ValueError)
+    assert not dest.exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_fetch_subset_fails_canonical_check(subset_path: Path, tmp_path: Path) -> None:
+    """Without a sha256 the canonical git blob id applies, and the subset is not canonical."""
+    dest = tmp_path / "uber.csv"
+    with pytest.raises(ChecksumError) as info:
+        fetch_uber(subset_path, dest)
+    msg = str(info.value)
+    assert CANONICAL_GIT_BLOB_ID in msg and str(subset_path) in msg
+    assert not dest.exists()
+    assert _leftovers(tmp_path) == []
+
+
+# --------------------------------------------------------------------------------------
+# fetch_uber: git blob id / record count path on synthetic data
+# --------------------------------------------------------------------------------------
+
+
+def test_fetch_git_blob_id_path(tmp_path: Path) -> None:
+    src_dir = tmp_path / "src"
+    src_dir.mkdir()
+    plain = src_dir / "small.csv"
+    plain.write_bytes(SMALL_CSV)
+    gz = src_dir / "small.bin"  # gzip detected by magic bytes, not by name
+    gz.write_bytes(gzip.compress(SMALL_CSV))
+    blob = _expected_blob_id(SMALL_CSV)
+    out = tmp_path / "out"
+
+    for source in (plain, gz):
+        dest = out / f"from-{source.name}.csv"
+        prov = fetch_uber(source, dest, git_blob_id=blob, expected_records=len(ROWS))
+        assert dest.read_bytes() == SMALL_CSV
+        assert prov["csv_git_blob_id"] == blob
+        assert prov["records"] == len(ROWS)
+        assert prov["compressed"] is (source is gz)
+        assert prov["canonical"] is False
+        assert prov["verified_by"] == "git_blob_id+records"
+    assert _leftovers(out) == ["from-small.bin.csv", "from-small.csv.csv"]
+
+    # Wrong record count fails even with the right blob id.
+    dest = out / "bad.csv"
+    with pytest.raises(ChecksumError) as info:
+        fetch_uber(gz, dest, git_blob_id=blob, expected_records=len(ROWS) + 1)
+    assert str(len(ROWS) + 1) in str(info.value) and str(gz) in str(info.value)
+    assert not dest.exists()
+
+    # Wrong blob id names both ids.
+    wrong = "f" * 40
+    with pytest.raises(ChecksumError) as info:
+        fetch_uber(plain, dest, git_blob_id=wrong, expected_records=len(ROWS))
+    assert wrong in str(info.value) and blob in str(info.value)
+    assert not dest.exists()
+    assert _leftovers(out) == ["from-small.bin.csv", "from-small.csv.csv"]
+
+
+def test_fetch_record_count_without_trailing_newline(tmp_path: Path) -> None:
+    src = tmp_path / "nonl.csv"
+    data = SMALL_CSV.rstrip(b"\n")
+    src.write_bytes(data)
+    prov = fetch_uber(src, tmp_path / "o.csv", git_blob_id=None, expected_records=len(ROWS))
+    assert prov["records"] == len(ROWS)
+    assert prov["verified_by"] == "records"
+
+
+def test_fetch_corrupt_gzip_and_no_check(tmp_path: Path) -> None:
+    src = tmp_path / "broken.gz"
+    src.write_bytes(gzip.compress(SMALL_CSV)[:-12])
+    out = tmp_path / "out"
+    with pytest.raises(ChecksumError):
+        fetch_uber(src, out / "x.csv", git_blob_id=_expected_blob_id(SMALL_CSV), expected_records=3)
+    assert _leftovers(out) == []
+    with pytest.raises(ValueError, match="needs"):
+        fetch_uber(src, out / "x.csv", git_blob_id=None, expected_records=None)
+
+
+def test_fetch_file_url(tmp_path: Path) -> None:
+    src = tmp_path / "small.csv.gz"
+    src.write_bytes(gzip.compress(SMALL_CSV))
+    sha = hashlib.sha256(src.read_bytes()).hexdigest()
+    prov = fetch_uber(src.as_uri(), tmp_path / "out.csv", sha256=sha.upper())
+    assert (tmp_path / "out.csv").read_bytes() == SMALL_CSV
+    assert prov["source"] == src.as_uri()
+
+
+# --------------------------------------------------------------------------------------
+# fetch_uber over HTTP (local server on 127.0.0.1)
+# --------------------------------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - stdlib signature
+        pass
+
+
+@pytest.fixture
+def http_server(tmp_path: Path):
+    """Serve a tmp dir holding a gzip CSV (served under a non-.gz name too) and a plain CSV."""
+    root = tmp_path / "www"
+    root.mkdir()
+    (root / "small.csv").write_bytes(SMALL_CSV)
+    gz = gzip.compress(SMALL_CSV)
+    (root / "small.csv.gz").write_bytes(gz)
+    (root / "small.dat").write_bytes(gz)
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", root
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_fetch_http(http_server, tmp_path: Path) -> None:
+    base, root = http_server
+    out = tmp_path / "out"
+    gz_sha = hashlib.sha256((root / "small.csv.gz").read_bytes()).hexdigest()
+    blob = _expected_blob_id(SMALL_CSV)
+
+    prov = fetch_uber(f"{base}/small.csv.gz", out / "a.csv", sha256=gz_sha, timeout=10)
+    assert (out / "a.csv").read_bytes() == SMALL_CSV
+    assert prov["compressed"] is True and prov["fetched_sha256"] == gz_sha
+    assert prov["source"] == f"{base}/small.csv.gz"
+
+    prov = fetch_uber(f"{base}/small.dat", out / "b.csv", git_blob_id=blob, expected_records=3, timeout=10)
+    assert (out / "b.csv").read_bytes() == SMALL_CSV and prov["compressed"] is True
+
+    prov = fetch_uber(f"{base}/small.csv", out / "c.csv", git_blob_id=blob, expected_records=3, timeout=10)
+    assert (out / "c.csv").read_bytes() == SMALL_CSV and prov["compressed"] is False
+    assert prov["csv_sha256"] == hashlib.sha256(SMALL_CSV).hexdigest()
+
+    with pytest.raises(ChecksumError) as info:
+        fetch_uber(f"{base}/small.csv.gz", out / "d.csv", sha256="1" * 64, timeout=10)
+    assert "1" * 64 in str(info.value) and gz_sha in str(info.value) and base in str(info.value)
+
+    with pytest.raises(urllib.error.HTTPError):
+        fetch_uber(f"{base}/missing.csv", out / "e.csv", sha256=gz_sha, timeout=10)
+    assert _leftovers(out) == ["a.csv", "b.csv", "c.csv"]
+
+
+# --------------------------------------------------------------------------------------
+# read_pickups
+# --------------------------------------------------------------------------------------
+
+
+def test_read_subset(subset_df: pd.DataFrame) -> None:
+    df = subset_df
+    assert len(df) == SUBSET_RECORDS
+    assert list(df.columns) == ["time", "lat", "lon", "base"]
+    assert df["time"].dtype == np.dtype("datetime64[ns]")
+    assert df["lat"].dtype == np.float64 and df["lon"].dtype == np.float64
+    assert isinstance(df["base"].dtype, pd.CategoricalDtype)
+    first = df.iloc[0]
+    assert first["time"] == pd.Timestamp("2014-04-01 00:11:00")
+    assert first["lat"] == 40.769 and first["lon"] == -73.9549 and first["base"] == "B02512"
+    assert df["base"].value_counts().to_dict() == {"B02598": 64_461, "B02512": 35_536}
+    assert df["time"].min() >= pd.Timestamp("2014-04-01") and df["time"].max() < pd.Timestamp("2014-05-01")
+
+
+def test_read_plain_equals_gzip_and_canonical_quoting(tmp_path: Path) -> None:
+    plain = tmp_path / "p.csv"
+    plain.write_bytes(SMALL_CSV)
+    gz = tmp_path / "p.anything"
+    gz.write_bytes(gzip.compress(SMALL_CSV))
+    # The canonical file quotes the header, Date/Time and Base; also accept CRLF.
+    quoted = tmp_path / "q.csv"
+    lines = ['"Date/Time","Lat","Lon","Base"']
+    for row in ROWS:
+        t, la, lo, b = row.strip().split(",")
+        lines.append(f'"{t}",{la},{lo},"{b}"')
+    quoted.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    a, b, c = read_pickups(plain), read_pickups(gz), read_pickups(quoted)
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, c)
+    assert a["time"].iloc[2] == pd.Timestamp("2014-04-30 23:59:00")
+    assert a["base"].tolist() == ["B02512", "B02512", "B02598"]
+
+
+def test_read_header_only_and_trailing_blank_lines(tmp_path: Path) -> None:
+    f = tmp_path / "h.csv"
+    f.write_text(HEADER)
+    df = read_pickups(f)
+    assert len(df) == 0 and list(df.columns) == ["time", "lat", "lon", "base"]
+    assert df["time"].dtype == np.dtype("datetime64[ns]")
+    f.write_bytes(SMALL_CSV + b"\n\n")
+    assert len(read_pickups(f)) == len(ROWS)
+
+
+def _bad(tmp_path: Path, name: str, text: str, *, gz: bool = False) -> Path:
+    f = tmp_path / name
+    data = text.encode()
+    f.write_bytes(gzip.compress(data) if gz else data)
+    return f
+
+
+R1, R2, R3 = (r for r in ROWS)
+MALFORMED = {
+    # name: (content, expected line, words that must appear in the message)
+    "bad_header": ("Date/Time,Latitude,Lon,Base\n" + R1, 1, ["'Lat'", "'Latitude'"]),
+    "missing_column": ("Date/Time,Lat,Lon\n" + "4/1/2014 0:11:00,40.769,-73.9549\n", 1, ["missing", "'Base'"]),
+    "extra_column": ("Date/Time,Lat,Lon,Base,Extra\n" + R1, 1, ["unexpected", "'Extra'"]),
+    "out_of_order": ("Lat,Date/Time,Lon,Base\n" + R1, 1, ["order"]),
+    "too_many_fields": (HEADER + R1 + R2 + "4/1/2014 0:20:00,40.7,-73.9,B02512,x\n" + R3, 4, ["found 5"]),
+    "too_few_fields": (HEADER + R1 + "4/1/2014 0:20:00,40.7,-73.9\n", 3, ["found 3"]),
+    "empty_line": (HEADER + R1 + "\n" + R2, 3, ["empty line"]),
+    "unparsable_lat": (HEADER + R1 + "4/1/2014 0:20:00,forty,-73.9,B02512\n" + R2, 3, ["Lat", "forty"]),
+    "unparsable_lon": (HEADER + R1 + R2 + R3 + "4/2/2014 1:00:00,40.7,,B02512\n", 5, ["Lon"]),
+    "lat_out_of_range": (HEADER + R1 + R2 + R3 + "4/2/2014 1:00:00,4.07,-73.9,B02512\n", 5, ["Lat", "4.07", "outside"]),
+    "lon_out_of_range": (HEADER + R1 + "4/2/2014 1:00:00,40.7,73.9,B02512\n", 3, ["Lon", "outside"]),
+    "bad_date": (HEADER + "2014-04-01 00:11:00,40.769,-73.9549,B02512\n" + R2, 2, ["Date/Time", "2014-04-01"]),
+    "bad_month": (HEADER + R1 + R2 + "13/1/2014 0:11:00,40.769,-73.9549,B02512\n", 4, ["Date/Time"]),
+    "empty_base": (HEADER + R1 + R2 + R3 + R1 + "4/2/2014 1:00:00,40.7,-73.9,\n", 6, ["empty Base"]),
+    "unbalanced_quote": (HEADER + R1 + '"4/2/2014 1:00:00,40.7,-73.9,B02512\n' + R2, 3, ["quote"]),
+}
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_read_malformed(tmp_path: Path, case: str, gz: bool) -> None:
+    text, line, words = MALFORMED[case]
+    f = _bad(tmp_path, f"{case}.csv" + (".gz" if gz else ""), text, gz=gz)
+    with pytest.raises(DataValidationError) as info:
+        read_pickups(f)
+    err = info.value
+    msg = str(err)
+    assert isinstance(err, ValueError)
+    assert err.line == line, msg
+    assert err.path == str(f)
+    assert str(f) in msg and f"line {line}" in msg, msg
+    for w in words:
+        assert w in msg, (w, msg)
+    # Picklable (e.g. for multiprocessing) with its attributes intact.
+    again = pickle.loads(pickle.dumps(err))
+    assert (again.path, again.line, str(again)) == (err.path, err.line, msg)
+
+
+def test_read_first_offending_line_wins(tmp_path: Path) -> None:
+    """Different defects on different lines: the earliest line is reported."""
+    text = HEADER + R1 + "4/1/2014 0:20:00,40.7,-73.9,\n" + "4/1/2014 0:20:00,x,-73.9,B02512\n"
+    with pytest.raises(DataValidationError) as info:
+        read_pickups(_bad(tmp_path, "two.csv", text))
+    assert info.value.line == 3 and "Base" in str(info.value)
+
+
+def test_read_bounds_configurable(tmp_path: Path) -> None:
+    f = _bad(tmp_path, "far.csv", HEADER + R1 + "4/2/2014 1:00:00,51.5,-0.12,B02512\n")
+    with pytest.raises(DataValidationError):
+        read_pickups(f)
+    assert len(read_pickups(f, bounds=None)) == 2
+    assert len(read_pickups(f, bounds=(-90, 90, -180, 180))) == 2
+    with pytest.raises(DataValidationError) as info:
+        read_pickups(f, bounds=(40.0, 41.0, -74.5, -73.0))
+    assert info.value.line == 3
+    g = _bad(tmp_path, "nan.csv", HEADER + "4/2/2014 1:00:00,nan,-73.9,B02512\n")
+    with pytest.raises(DataValidationError, match="line 2"):
+        read_pickups(g, bounds=None)
+
+
+def test_read_empty_file(tmp_path: Path) -> None:
+    f = _bad(tmp_path, "empty.csv", "")
+    with pytest.raises(DataValidationError, match="line 1"):
+        read_pickups(f)
+
+
+def test_read_full_size_is_fast(subset_path: Path, tmp_path: Path) -> None:
+    """A file of the canonical size (564,516 records) parses in well under the time budget."""
+    raw = gzip.decompress(subset_path.read_bytes())
+    header, body = raw.split(b"\n", 1)
+    lines = body.splitlines(keepends=True)
+    reps = -(-CANONICAL_RECORDS // len(lines))
+    big = tmp_path / "big.csv"
+    big.write_bytes(header + b"\n" + b"".join((lines * reps)[:CANONICAL_RECORDS]))
+    t0 = time.perf_counter()
+    df = read_pickups(big)
+    elapsed = time.perf_counter() - t0
+    assert len(df) == CANONICAL_RECORDS
+    assert elapsed < 10.0, f"read_pickups took {elapsed:.1f} s for {CANONICAL_RECORDS} rows"
+    # A defect near the end is still located exactly.
+    with open(big, "ab") as fh:
+        fh.write(b"4/2/2014 1:00:00,40.7,-73.9,B02512,extra\n")
+    with pytest.raises(DataValidationError) as info:
+        read_pickups(big)
+    assert info.value.line == CANONICAL_RECORDS + 2
+
+
+def test_parquet_roundtrip(tmp_path: Path) -> None:
+    f = tmp_path / "p.csv"
+    f.write_bytes(SMALL_CSV)
+    df = read_pickups(f)
+    out = tmp_path / "pq" / "pickups.parquet"
+    write_parquet_atomic(df, out)
+    assert _leftovers(out.parent) == ["pickups.parquet"]
+    back = read_pickups_parquet(out)
+    pd.testing.assert_frame_equal(back, df)
+    # Overwrite in place.
+    write_parquet_atomic(df.iloc[:1], out)
+    assert len(read_pickups_parquet(out)) == 1
+    assert _leftovers(out.parent) == ["pickups.parquet"]
+    write_parquet_atomic(pd.DataFrame({"x": [1]}), tmp_path / "other.parquet")
+    with pytest.raises(DataValidationError):
+        read_pickups_parquet(tmp_path / "other.parquet")
+
+
+def test_columns_constant() -> None:
+    assert COLUMNS == ("Date/Time", "Lat", "Lon", "Base")
+
+
+# --------------------------------------------------------------------------------------
+# geometry
+# --------------------------------------------------------------------------------------
+
+# Spec §4.2 printed grid table, index i = 5·row + col.
+SPEC_GRID = [
+    [(40.70000, -73.99197), (40.72500, -73.97648), (40.75000, -73.96098), (40.77500, -73.94549), (40.80000, -73.93000)],
+    [(40.70438, -74.00465), (40.72938, -73.98915), (40.75438, -73.97366), (40.77938, -73.95817), (40.80438, -73.94268)],
+    [(40.70877, -74.01732), (40.73377, -74.00183), (40.75877, -73.98634), (40.78377, -73.97085), (40.80877, -73.95535)],
+    [(40.71315, -74.03000), (40.73815, -74.01451), (40.76315, -73.99902), (40.78815, -73.98352), (40.81315, -73.96803)],
+]
+
+
+def test_quad_grid_matches_spec_table() -> None:
+    grid = geo.quad_grid(geo.FIG1_S, geo.FIG1_W, geo.FIG1_E, rows=4, cols=5, mode="full")
+    assert grid.shape == (20, 2)
+    expected = np.array(SPEC_GRID).reshape(20, 2)
+    np.testing.assert_array_equal(np.round(grid, 5), expected)
+    assert np.abs(grid - expected).max() <= 5e-6
+
+
+def test_quad_grid_repo_mode() -> None:
+    g = geo.quad_grid(geo.FIG1_S, geo.FIG1_W, geo.FIG1_E, mode="repo")
+    full = geo.quad_grid(geo.FIG1_S, geo.FIG1_W, geo.FIG1_E, mode="full")
+    np.testing.assert_allclose(g[:5], full[:5])  # row 0 identical
+    S, W = np.array(geo.FIG1_S), np.array(geo.FIG1_W)
+    for row in range(4):
+        np.testing.assert_allclose(g[5 * row], S + (row / 19) * (W - S))
+    assert np.allclose(np.diff(g[::5, 0]), (W - S)[0] / 19)  # ≈ 0.0007° lat apart
+    with pytest.raises(ValueError):
+        geo.quad_grid(geo.FIG1_S, geo.FIG1_W, geo.FIG1_E, mode="bogus")
+    with pytest.raises(ValueError):
+        geo.quad_grid(geo.FIG1_S, geo.FIG1_W, geo.FIG1_E, rows=1)
+
+
+def test_fig1_locations() -> None:
+    L = geo.fig1_locations()
+    assert L.shape == (100, 2)
+    np.testing.assert_array_equal(L[20:], np.tile(geo.FIG1_N, (80, 1)))
+    assert geo.fig1_locations("repo", n_north=0).shape == (20, 2)
+
+
+def test_normalisers() -> None:
+    assert round(geo.l1_diameter([geo.FIG1_N, geo.FIG1_E, geo.FIG1_S, geo.FIG1_W]), 5) == 0.18685
+    assert round(geo.FIG1_BOX.l1_diameter, 5) == 0.18685
+    assert round(geo.FIG2_BOX.l1_diameter, 5) == 0.14292
+    assert geo.FIG2_BOX.l1_diameter == pytest.approx(0.072314 + 0.070606, abs=1e-12)
+
+
+def test_polygon_strict_and_orientation_agnostic() -> None:
+    box = geo.FIG1_BOX
+    rev = geo.Polygon(box.vertices[::-1])
+    v = box.vertices
+    mids = (v + np.roll(v, -1, axis=0)) / 2
+    centre = v.mean(axis=0)
+    pts = np.vstack([v, mids, centre[None, :]])
+    for poly in (box, rev):
+        assert poly.contains_points(pts).tolist() == [False] * 8 + [True]
+        assert not poly.contains(np.nan, centre[1])
+    # Pickup exactly on the N–E edge in decimal arithmetic (the float cross product is ~1e-16).
+    assert not box.contains(40.8134, -73.9501) and not rev.contains(40.8134, -73.9501)
+    # Broadcasting and shape.
+    assert box.contains(np.full((2, 3), centre[0]), centre[1]).shape == (2, 3)
+
+
+def test_rectangle_and_validation() -> None:
+    r = geo.rectangle(0.0, 1.0, 10.0, 12.0)
+    lat = np.array([0.5, 0.0, 1.0, 0.5, 0.5, 1e-9, -1e-9])
+    lon = np.array([11.0, 11.0, 11.0, 10.0, 12.0, 11.0, 11.0])
+    assert r.contains(lat, lon).tolist() == [True, False, False, False, False, True, False]
+    assert geo.rectangle(0.0, 1.0, 10.0, 12.0, tol=0).contains(lat, lon).tolist() == r.contains(lat, lon).tolist()
+    assert r.l1_diameter == pytest.approx(3.0)
+    with pytest.raises(ValueError):
+        geo.rectangle(1.0, 0.0, 10.0, 12.0)
+    with pytest.raises(ValueError, match="convex"):
+        geo.Polygon([(0, 0), (0, 2), (1, 1), (2, 2), (2, 0)])  # dented
+    with pytest.raises(ValueError):
+        geo.Polygon([(0, 0), (1, 1), (2, 2)])  # zero area
+    with pytest.raises(ValueError):
+        geo.Polygon([(0, 0), (1, 1)])
+    with pytest.raises(ValueError):
+        geo.Polygon([(0, 0), (0, 1), (1, 1), (1, 0), (0, 0)])  # closing vertex repeated
+    # Pentagram: every turn the same way, but it winds twice.
+    ang = np.pi / 2 + np.arange(5) * 4 * np.pi / 5
+    with pytest.raises(ValueError, match="self-intersecting"):
+        geo.Polygon(np.c_[np.cos(ang), np.sin(ang)])
+
+
+def test_manhattan_distance_matrix() -> None:
+    loc = np.array([[0.0, 0.0], [1.0, 1.0]])
+    pts = np.array([[0.5, -0.5], [1.0, 1.0], [2.0, 0.0]])
+    M = geo.manhattan_distance_matrix(loc, pts, 2.0)
+    np.testing.assert_allclose(M, [[0.5, 1.0, 1.0], [1.0, 0.0, 1.0]])
+    assert M.shape == (2, 3)
+    with pytest.raises(ValueError):
+        geo.manhattan_distance_matrix(loc, pts, 0.0)
+    with pytest.raises(ValueError):
+        geo.manhattan_distance_matrix(loc[:, :1], pts, 1.0)
+
+
+def test_boxes_on_subset(subset_df: pd.DataFrame) -> None:
+    lat, lon = subset_df["lat"].to_numpy(), subset_df["lon"].to_numpy()
+    in1 = geo.FIG1_BOX.contains(lat, lon)
+    in2 = geo.FIG2_BOX.contains(lat, lon)
+    assert int(in1.sum()) == 77_970  # spec §4.2 [MEASURED]
+    assert int(in2.sum()) == 44_650  # spec §4.3 [MEASURED]
+    # Orientation does not matter.
+    assert int(geo.Polygon(geo.FIG1_BOX.vertices[::-1]).contains(lat, lon).sum()) == 77_970
+    # Every in-box pickup is within normalised distance 1 of all 100 Fig. 1 locations (spec: 0.990).
+    M = geo.manhattan_distance_matrix(
+        geo.fig1_locations("full"), np.c_[lat[in1], lon[in1]], geo.FIG1_BOX.l1_diameter
+    )
+    assert M.shape == (100, 77_970)
+    assert M.max() <= 1.0
+    assert round(float(M.max()), 2) == 0.99
+    # Fig. 2 points all lie inside their box; pickups there are within distance 1 of them.
+    P = np.array(list(geo.FIG2_POINTS.values()))
+    assert geo.FIG2_BOX.contains_points(P).all()
+    assert geo.manhattan_distance_matrix(P, np.c_[lat[in2], lon[in2]], geo.FIG2_BOX.l1_diameter).max() <= 1.0
+
