@@ -498,6 +498,11 @@ def test_polygon_strict_and_orientation_agnostic() -> None:
         assert not poly.contains(np.nan, centre[1])
     # Pickup exactly on the N–E edge in decimal arithmetic (the float cross product is ~1e-16).
     assert not box.contains(40.8134, -73.9501) and not rev.contains(40.8134, -73.9501)
+    # Functional form and array protocol (vertices array or Polygon both accepted).
+    np.testing.assert_array_equal(geo.inside_convex_polygon(pts[:, 0], pts[:, 1], v[::-1]), box.contains_points(pts))
+    np.testing.assert_array_equal(geo.inside_convex_polygon(pts[:, 0], pts[:, 1], box), box.contains_points(pts))
+    np.testing.assert_array_equal(np.asarray(box), v)
+    assert len(box) == 4 and geo.l1_diameter(geo.FIG2_BOX) == geo.FIG2_BOX.l1_diameter
     # Broadcasting and shape.
     assert box.contains(np.full((2, 3), centre[0]), centre[1]).shape == (2, 3)
 

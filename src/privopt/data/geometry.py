@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 __all__ = [
     "Polygon",
     "rectangle",
+    "inside_convex_polygon",
     "l1_diameter",
     "manhattan_distance_matrix",
     "quad_grid",
@@ -162,6 +163,13 @@ class Polygon:
         p = _as_points(points, "points")
         return self.contains(p[:, 0], p[:, 1])
 
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """``np.asarray(polygon)`` is a (writable copy of the) ``(k, 2)`` vertex array."""
+        return np.array(self._v, dtype=dtype, copy=True)
+
+    def __len__(self) -> int:
+        return len(self._v)
+
     def __repr__(self) -> str:
         pts = ", ".join(f"({a!r}, {b!r})" for a, b in self._v.tolist())
         return f"Polygon([{pts}], tol={self._tol!r})"
@@ -196,7 +204,19 @@ def rectangle(
     )
 
 
-def l1_diameter(vertices: ArrayLike) -> float:
+def inside_convex_polygon(
+    lat: ArrayLike, lon: ArrayLike, vertices: ArrayLike | Polygon, *, tol: float = EDGE_TOL
+) -> np.ndarray:
+    """Functional form of :meth:`Polygon.contains`: strict in-test against a convex polygon.
+
+    ``vertices`` is a :class:`Polygon` (used as is) or a ``(k, 2)`` vertex array in
+    boundary order (either orientation).
+    """
+    poly = vertices if isinstance(vertices, Polygon) else Polygon(vertices, tol=tol)
+    return poly.contains(lat, lon)
+
+
+def l1_diameter(vertices: ArrayLike | Polygon) -> float:
     """Max over vertex pairs of ``|Δlat| + |Δlon|`` — the normaliser C of spec §4.1.
 
     For a convex polygon this is its ℓ1 diameter, so every pair of points in it
