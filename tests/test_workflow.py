@@ -1,0 +1,216 @@
+"""The Snakemake workflow: lint, config validation, dry runs, and the smoke pipeline end to end.
+
+The end-to-end tests run the Chaturvedi et al. figures on config/smoke.yaml against the
+shared data subset, twice (--cores 1 and --cores 2), and check identical tables, caching
+(a second call has nothing to do) and targeted reruns (a notebook edit reruns only its
+figure; a parameter change reruns only the runs it touches).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
+SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A copy of the workflow sources (no results) in which Snakemake can run undisturbed."""
+    for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([*SNAKEMAKE, *args], cwd=workdir, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def data_config() -> list[str]:
+    return ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
+
+
+def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
+    """Job counts from a dry run's 'Job stats' table ({} when there is nothing to do)."""
+    text = proc.stdout + proc.stderr
+    if "Nothing to be done" in text:
+        return {}
+    block = text.split("Job stats:", 1)[1]
+    counts = {}
+    for line in block.splitlines()[3:]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    counts.pop("total", None)
+    return counts
+
+
+def test_lint_is_clean():
+    proc = snakemake(REPO, "--lint", *data_config())
+    assert "Congratulations" in proc.stdout + proc.stderr
+
+
+@needs_subset
+def test_dry_run_lists_every_figure_target():
+    proc = snakemake(REPO, "-n", *data_config())
+    jobs = planned_jobs(proc)
+    if jobs:  # a fresh checkout; after a full run there is nothing to do
+        assert {"chaturvedi2021_fig1_plot", "chaturvedi2021_fig2_plot", "chaturvedi2021_claims", "report_html"} <= set(jobs)
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("chaturvedi2021={eps: 0}", "eps"),
+        ("chaturvedi2021={eps: -0.5}", "eps"),
+        ("chaturvedi2021={delta: 1.5}", "delta"),
+        ("chaturvedi2021={delta: 0}", "delta"),
+        ("chaturvedi2021={fig1: {ranks: [10, 101]}}", "chaturvedi2021.fig1.ranks"),
+        ("chaturvedi2021={fig1: {n_runs: 0}}", "n_runs"),
+        ("chaturvedi2021={fig1: {plot_reading: nonesuch}}", "plot_reading"),
+        ("chaturvedi2021={fig2: {readings: {paper: {rounds: 7, pcg_scores: H, s: 10, pcg_eps0_rule: split, dpg_eps0_rule: improved, rounding: swap}}}}", "pcg_scores"),
+        ("uber_sha256=xyz", "uber_sha256"),
+        ("uber_source=/nonexistent/pickups.csv", "uber_source"),
+        ("bogus_key=1", "bogus_key"),
+    ],
+)
+def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
+    args = ["-n", "--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}", override]
+    proc = snakemake(REPO, *args, check=False)
+    assert proc.returncode != 0
+    message = proc.stdout + proc.stderr
+    assert key.split(".")[-1] in message, message[-3000:]
+    assert "Job stats" not in message
+
+
+@pytest.fixture(scope="module")
+def smoke_runs(tmp_path_factory):
+    """The smoke pipeline run twice from scratch, with 1 and with 2 cores."""
+    if not SUBSET.exists():
+        pytest.skip(f"shared data subset not found at {SUBSET}")
+    dirs = {}
+    for cores in (1, 2):
+        work = copy_workflow(tmp_path_factory.mktemp(f"cores{cores}"))
+        snakemake(work, "--cores", str(cores), "--configfile", "config/smoke.yaml", *data_config())
+        dirs[cores] = work
+    return dirs
+
+
+SMOKE_OUTPUTS = [
+    "resources/uber/pickups.parquet",
+    "results/chaturvedi2021/tables/fig1.csv",
+    "results/chaturvedi2021/tables/fig2.csv",
+    "results/figures/chaturvedi2021/fig1.pdf",
+    "results/figures/chaturvedi2021/fig1.png",
+    "results/figures/chaturvedi2021/fig2.pdf",
+    "results/figures/chaturvedi2021/fig2.png",
+    "logs/notebooks/chaturvedi2021_fig1.ipynb",
+    "logs/notebooks/chaturvedi2021_fig2.ipynb",
+    "results/claims/chaturvedi2021.csv",
+    "results/paper/index.html",
+]
+
+
+@pytest.mark.slow
+def test_smoke_pipeline_produces_every_output(smoke_runs):
+    work = smoke_runs[2]
+    for rel in SMOKE_OUTPUTS:
+        assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
+    provenance = json.loads((work / "resources/uber/uber-raw-data-apr14.provenance.json").read_text())
+    assert provenance["records"] == 99_997 and not provenance["canonical"]
+    executed = json.loads((work / "logs/notebooks/chaturvedi2021_fig1.ipynb").read_text())
+    assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
+    claims = pd.read_csv(work / "results/claims/chaturvedi2021.csv")
+    assert set(claims["verdict"]) <= {"reproduced", "not reproduced", "not evaluated"}
+    assert {"F1-a", "F1-b", "F1-c", "F2-a", "F2-b", "F2-d"} <= set(claims["claim"])
+    assert (claims["scale"] == "smoke").all()
+    html = (work / "results/paper/index.html").read_text()
+    assert "Original caption" in html and "F1-c" in html and "data:image/png;base64," in html
+    # No temporary files left behind anywhere.
+    assert not [p for p in (work / "results").rglob("*.tmp")]
+
+
+@pytest.mark.slow
+def test_tables_identical_with_one_and_two_cores(smoke_runs):
+    for rel in ["results/chaturvedi2021/tables/fig1.csv", "results/chaturvedi2021/tables/fig2.csv",
+                "results/claims/chaturvedi2021.csv"]:
+        a = (smoke_runs[1] / rel).read_bytes()
+        b = (smoke_runs[2] / rel).read_bytes()
+        assert a == b, rel
+    runs1 = pd.read_parquet(smoke_runs[1] / "results/chaturvedi2021/tables/fig1_runs.parquet")
+    runs2 = pd.read_parquet(smoke_runs[2] / "results/chaturvedi2021/tables/fig1_runs.parquet")
+    pd.testing.assert_frame_equal(runs1, runs2)
+
+
+@pytest.mark.slow
+def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smoke_runs):
+    work = smoke_runs[1]
+    base = ["--configfile", "config/smoke.yaml", *data_config()]
+    assert planned_jobs(snakemake(work, "-n", *base)) == {}
+
+    # Editing a figure notebook reruns that figure (and the report that embeds it), nothing else.
+    nb = work / "workflow/notebooks/chaturvedi2021_fig2.py.ipynb"
+    doc = json.loads(nb.read_text())
+    doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
+    nb.write_text(json.dumps(doc, indent=1))
+    assert planned_jobs(snakemake(work, "-n", *base)) == {"chaturvedi2021_fig2_plot": 1, "report_html": 1, "all": 1}
+
+    # Changing one reading's parameter reruns only that reading's runs (and what reads them).
+    cfg = work / "config/smoke.yaml"
+    text = cfg.read_text()
+    changed = re.sub(r"(authors_code:\n(?:        .*\n)*?        s: )200", r"\g<1>300", text, count=1)
+    assert changed != text
+    cfg.write_text(changed)
+    jobs = planned_jobs(snakemake(work, "-n", *base))
+    smoke = {"ranks": 2, "blocks": 2}
+    assert jobs["chaturvedi2021_runs"] == smoke["ranks"] * smoke["blocks"]
+    assert "chaturvedi2021_instance" not in jobs and "uber_parse" not in jobs
+    assert "chaturvedi2021_fig1_plot" in jobs
+
+
+@needs_subset
+def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
+    work = copy_workflow(tmp_path)
+    proc = snakemake(
+        work, "--cores", "1", "resources/uber/uber-raw-data-apr14.csv",
+        "--config", f"uber_source={SUBSET}", "uber_sha256=" + "0" * 64, check=False,
+    )
+    assert proc.returncode != 0
+    log = (work / "logs/data/uber_download.log").read_text()
+    assert "0" * 64 in log and SUBSET_SHA256 in log
+    assert not (work / "resources/uber/uber-raw-data-apr14.csv").exists()
+    assert not list(work.rglob("*.tmp"))
+
+
+@needs_subset
+def test_m_larger_than_the_box_pool_is_a_config_error(tmp_path):
+    work = copy_workflow(tmp_path)
+    proc = snakemake(
+        work, "--cores", "1", "results/chaturvedi2021/instances/fig2/pool.parquet",
+        "--configfile", "config/smoke.yaml",
+        "--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}", "chaturvedi2021={fig2: {ms: [1000, 50000]}}",
+        check=False,
+    )
+    assert proc.returncode != 0
+    log = (work / "logs/chaturvedi2021/instances/fig2.log").read_text()
+    assert "chaturvedi2021.fig2.ms" in log and "50000" in log
+    assert not (work / "results/chaturvedi2021/instances/fig2/pool.parquet").exists()
