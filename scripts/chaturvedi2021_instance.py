@@ -31,5 +31,5 @@ else:
 
 write_parquet(pool, snakemake.output.pool)
 write_csv(locations, snakemake.output.locations)
-write_json({"figure": figure, "pool_size": len(pool), "C": runs.normaliser(figure), "box": runs.box(figure).tolist()}, snakemake.output.meta)
+write_json({"figure": figure, "pool_size": len(pool), "C": runs.normaliser(figure), "box": runs.box(figure).vertices.tolist()}, snakemake.output.meta)
 log.info("%s: %d pickups in the box, %d candidate rows, C = %.6f", figure, len(pool), len(locations), runs.normaliser(figure))

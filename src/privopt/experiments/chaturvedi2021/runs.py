@@ -38,30 +38,21 @@ from privopt.submodular.rounding import pairwise_round, swap_round
 
 PAPER = "chaturvedi2021"
 
-# §4.2 Figure 1 box (authors' values), vertices (lat, lon) in order N, E, S, W.
-FIG1_NORTH = (40.82, -73.96)
-FIG1_EAST = (40.80, -73.93)
-FIG1_SOUTH = (40.70, -73.99197)
-FIG1_WEST = (40.71315, -74.03)
-FIG1_BOX = (FIG1_NORTH, FIG1_EAST, FIG1_SOUTH, FIG1_WEST)
+# The instances (§4.2, §4.3) are defined once, in privopt.data.geometry.
 FIG1_GRID_SIZE = 20
-
-# §4.3 Figure 2 rectangle and the three locations; parts {A} and {B, C}.
-FIG2_LAT = (40.743775, 40.814381)
-FIG2_LON = (-74.003862, -73.931548)
-FIG2_LOCATIONS = {"A": (40.7500, -74.0025), "B": (40.7525, -73.9975), "C": (40.7825, -73.9575)}
-FIG2_PART_OF = (0, 1, 1)
+FIG2_LOCATIONS = geometry.FIG2_POINTS  # A, B, C
+FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
 
 ALGORITHMS = ("PCG", "DPG", "Greedy", "Random")
 LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random"}
 
 
-def box(figure: str) -> np.ndarray:
-    """Vertices (lat, lon) of the figure's convex box, in order."""
+def box(figure: str) -> geometry.Polygon:
+    """The figure's convex box (authors' coordinates, spec §4.2/§4.3)."""
     if figure == "fig1":
-        return np.array(FIG1_BOX, dtype=float)
+        return geometry.FIG1_BOX
     if figure == "fig2":
-        return geometry.rectangle(*FIG2_LAT, *FIG2_LON)
+        return geometry.FIG2_BOX
     raise ValueError(f"unknown figure {figure!r}")
 
 
@@ -78,10 +69,8 @@ def in_box(pickups: pd.DataFrame, figure: str) -> pd.DataFrame:
 
 def fig1_locations(grid_mode: str, n_copies: int) -> pd.DataFrame:
     """20 grid points (index 5·row + col) and ``n_copies`` copies of the north vertex [§4.2]."""
-    grid = geometry.quad_grid(np.array(FIG1_SOUTH), np.array(FIG1_WEST), np.array(FIG1_EAST), rows=4, cols=5, mode=grid_mode)
-    copies = np.tile(np.array(FIG1_NORTH, dtype=float), (n_copies, 1))
-    locs = np.vstack([grid, copies])
-    kind = ["grid"] * len(grid) + ["north_copy"] * n_copies
+    locs = geometry.fig1_locations(grid_mode, n_north=n_copies)
+    kind = ["grid"] * FIG1_GRID_SIZE + ["north_copy"] * n_copies
     return pd.DataFrame({"element": np.arange(len(locs)), "lat": locs[:, 0], "lon": locs[:, 1], "kind": kind, "grid_mode": grid_mode})
 
 
