@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
@@ -77,28 +78,41 @@ def test_dry_run_lists_every_figure_target():
         assert {"chaturvedi2021_fig1_plot", "chaturvedi2021_fig2_plot", "chaturvedi2021_claims", "report_html"} <= set(jobs)
 
 
+BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split", "dpg_eps0_rule": "improved", "rounding": "swap"}
+
+
 @pytest.mark.parametrize(
     "override, key",
     [
-        ("chaturvedi2021={eps: 0}", "eps"),
-        ("chaturvedi2021={eps: -0.5}", "eps"),
-        ("chaturvedi2021={delta: 1.5}", "delta"),
-        ("chaturvedi2021={delta: 0}", "delta"),
-        ("chaturvedi2021={fig1: {ranks: [10, 101]}}", "chaturvedi2021.fig1.ranks"),
-        ("chaturvedi2021={fig1: {n_runs: 0}}", "n_runs"),
-        ("chaturvedi2021={fig1: {plot_reading: nonesuch}}", "plot_reading"),
-        ("chaturvedi2021={fig2: {readings: {paper: {rounds: 7, pcg_scores: H, s: 10, pcg_eps0_rule: split, dpg_eps0_rule: improved, rounding: swap}}}}", "pcg_scores"),
-        ("uber_sha256=xyz", "uber_sha256"),
+        ({"chaturvedi2021": {"eps": 0}}, "['eps']"),
+        ({"chaturvedi2021": {"eps": -0.5}}, "['eps']"),
+        ({"chaturvedi2021": {"delta": 1.5}}, "['delta']"),
+        ({"chaturvedi2021": {"delta": 0}}, "['delta']"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [10, 101]}}}, "chaturvedi2021.fig1.ranks"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "['ranks']"),
+        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "['n_runs']"),
+        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "['ms']"),
+        ({"chaturvedi2021": {"fig1": {"plot_reading": "nonesuch"}}}, "chaturvedi2021.fig1.plot_reading"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "['pcg_scores']"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": {**BAD_READING, "pcg_scores": "G", "grid_mode": "full"}}}}}, "grid_mode"),
+        ("uber_sha256=xyz", "['uber_sha256']"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),
     ],
 )
 def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
-    args = ["-n", "--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}", override]
+    args = ["-n", "--configfile", "config/config.yaml"]
+    if isinstance(override, dict):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump(override))
+        args.append(str(bad))
+    args += ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
+    if isinstance(override, str):
+        args.append(override)
     proc = snakemake(REPO, *args, check=False)
     assert proc.returncode != 0
     message = proc.stdout + proc.stderr
-    assert key.split(".")[-1] in message, message[-3000:]
+    assert key in message, message[-3000:]
     assert "Job stats" not in message
 
 
