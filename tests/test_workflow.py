@@ -228,3 +228,29 @@ def test_m_larger_than_the_box_pool_is_a_config_error(tmp_path):
     log = (work / "logs/chaturvedi2021/instances/fig2.log").read_text()
     assert "chaturvedi2021.fig2.ms" in log and "50000" in log
     assert not (work / "results/chaturvedi2021/instances/fig2/pool.parquet").exists()
+
+
+def _schema_properties(node, path="config"):
+    """Every (path, property schema) pair of the config schema, recursing into objects."""
+    for name, prop in node.get("properties", {}).items():
+        yield f"{path}.{name}", prop
+        yield from _schema_properties(prop, f"{path}.{name}")
+
+
+def test_every_schema_key_has_a_description_and_a_default():
+    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    for path, prop in _schema_properties(schema):
+        assert prop.get("description"), f"{path} has no description"
+        assert "default" in prop, f"{path} has no default"
+    for name, prop in schema["$defs"]["reading_common"]["properties"].items():
+        assert prop.get("description"), f"reading key {name} has no description"
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])
+def test_shipped_config_files_validate(name):
+    from snakemake.utils import update_config, validate
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
+    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
