@@ -29,6 +29,7 @@ needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subs
 
 def copy_workflow(dest: Path) -> Path:
     """A copy of the workflow sources (no results) in which Snakemake can run undisturbed."""
+    dest.mkdir(parents=True, exist_ok=True)
     for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
         src = REPO / name
         if src.is_dir():
@@ -206,11 +207,11 @@ def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)
     proc = snakemake(
         work, "--cores", "1", "resources/uber/uber-raw-data-apr14.csv",
-        "--config", f"uber_source={SUBSET}", "uber_sha256=" + "0" * 64, check=False,
+        "--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64, check=False,
     )
     assert proc.returncode != 0
     log = (work / "logs/data/uber_download.log").read_text()
-    assert "0" * 64 in log and SUBSET_SHA256 in log
+    assert "f" * 64 in log and SUBSET_SHA256 in log
     assert not (work / "resources/uber/uber-raw-data-apr14.csv").exists()
     assert not list(work.rglob("*.tmp"))
 
@@ -254,3 +255,22 @@ def test_shipped_config_files_validate(name):
     update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
     validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
     assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
+
+
+def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
+    import hashlib
+
+    work = copy_workflow(tmp_path / "wf")
+    bad = tmp_path / "pickups.csv"
+    bad.write_text(
+        "Date/Time,Lat,Lon,Base\n"
+        "4/1/2014 0:11:00,40.769,-73.9549,B02512\n"
+        "4/1/2014 0:17:00,not-a-number,-73.9549,B02512\n"
+    )
+    digest = hashlib.sha256(bad.read_bytes()).hexdigest()
+    proc = snakemake(work, "--cores", "1", "resources/uber/pickups.parquet",
+                     "--config", f"uber_source={bad}", f"uber_sha256={digest}", check=False)
+    assert proc.returncode != 0
+    log = (work / "logs/data/uber_parse.log").read_text()
+    assert "uber-raw-data-apr14.csv, line 3" in log and "not-a-number" in log and str(bad) in log, log[-2000:]
+    assert not (work / "resources/uber/pickups.parquet").exists()

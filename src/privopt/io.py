@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,17 +52,18 @@ def write_json(obj: Any, path) -> None:
 
 
 def log_to_file(path: str | os.PathLike | None, level: int = logging.INFO) -> None:
-    """Send the ``logging`` output of the library (and warnings) to ``path``."""
-    handlers: list[logging.Handler] = []
+    """Send stderr (so uncaught tracebacks too), warnings and the library's logging to ``path``.
+
+    Workflow scripts call this first with ``snakemake.log[0]``: whatever goes wrong in a
+    job then ends up in its log file, which Snakemake shows when the job fails.
+    """
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(path, mode="w"))
-    else:
-        handlers.append(logging.StreamHandler())
+        sys.stderr = open(path, "w", buffering=1, encoding="utf-8")  # noqa: SIM115 - lives as long as the job
     logging.basicConfig(
         level=level,
         format="%(asctime)s %(name)s %(levelname)s: %(message)s",
-        handlers=handlers,
+        stream=sys.stderr,
         force=True,
     )
     logging.captureWarnings(True)

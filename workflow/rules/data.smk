@@ -24,7 +24,8 @@ rule uber_download:
 rule uber_parse:
     """Parse the CSV once into a typed table (time, lat, lon, base); everything downstream reads it."""
     input:
-        rules.uber_download.output.csv,
+        csv=rules.uber_download.output.csv,
+        provenance=rules.uber_download.output.provenance,
     output:
         "resources/uber/pickups.parquet",
     conda:
