@@ -129,7 +129,14 @@ def verdicts(found):
 
 def test_figure1_claims_on_the_authors_numbers_all_hold():
     v = verdicts(claims.figure1_claims(fig1_table(REPO_FIG1), "paper", eps=0.1, m=100, delta=1e-3))
-    assert v == {k: REPRODUCED for k in ["F1-a", "F1-b", "F1-c", "F1-d", "F1-e", "F1-f", "F1-g"]}
+    assert v == {**{k: REPRODUCED for k in ["F1-a", "F1-b", "F1-c", "F1-d", "F1-e", "F1-f", "F1-g"]}, "F1-x": NOT_EVALUATED}
+
+
+def test_derived_claim_separates_data_driven_gain_from_rounding():
+    same = fig1_table({**PROTO_FIG1, "PCG0": PROTO_FIG1["PCG"]})
+    assert verdicts(claims.figure1_claims(same, "paper", eps=0.1, m=100, delta=1e-3))["F1-x"] == NOT_REPRODUCED
+    lower = fig1_table({**PROTO_FIG1, "PCG0": [v - 1.5 for v in PROTO_FIG1["PCG"]]})
+    assert verdicts(claims.figure1_claims(lower, "paper", eps=0.1, m=100, delta=1e-3))["F1-x"] == REPRODUCED
 
 
 def test_figure1_claims_on_the_faithful_prototype_fail_where_the_spec_says():

@@ -43,8 +43,9 @@ FIG1_GRID_SIZE = 20
 FIG2_LOCATIONS = geometry.FIG2_POINTS  # A, B, C
 FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
 
-ALGORITHMS = ("PCG", "DPG", "Greedy", "Random")
-LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random"}
+ALGORITHMS = ("PCG", "DPG", "Greedy", "Random", "PCG0")
+LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random",
+          "PCG0": "PCG with ε0 = 0 (data-independent)"}
 
 
 def box(figure: str) -> geometry.Polygon:
@@ -163,10 +164,23 @@ def _algorithm_rng(setting: Setting, algorithm: str, seed: int) -> np.random.Gen
     return seeding.rng(PAPER, f"{setting.figure}/{setting.reading}/{algorithm}", setting.key(), seed)
 
 
-def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator) -> np.ndarray:
-    """Algorithm 1 then rounding (post-processing) [§2.2, §2.6]."""
+def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *, data_independent: bool = False) -> np.ndarray:
+    """Algorithm 1 then rounding (post-processing) [§2.2, §2.6].
+
+    ``data_independent=True`` runs the same algorithm with ε0 = 0: every pick is uniform
+    over the candidates, so the output never looks at the data.  It is a diagnostic
+    baseline (not in the paper) that separates what PCG gains from the data from what
+    it gains from the structure of continuous greedy + swap rounding alone.  The scores
+    do not enter the picks at ε0 = 0, so the cheap exact extension is used for them.
+    """
     result = private_continuous_greedy(
-        objective.dist, setting.matroid, eta=setting.eta, eps0=setting.pcg_eps0, rng=gen, scores=setting.pcg_scores, s=setting.s
+        objective.dist,
+        setting.matroid,
+        eta=setting.eta,
+        eps0=0.0 if data_independent else setting.pcg_eps0,
+        rng=gen,
+        scores="exact_F" if data_independent else setting.pcg_scores,
+        s=setting.s,
     )
     if setting.rounding == "swap":
         return swap_round(result.bases, result.weights, setting.matroid, gen)
@@ -182,6 +196,7 @@ def run_once(objective: FacilityLocation, setting: Setting, seed: int) -> dict[s
         "DPG": private_greedy(objective, setting.matroid, setting.dpg_eps0, _algorithm_rng(setting, "DPG", seed)),
         "Greedy": greedy(objective, setting.matroid),
         "Random": random_basis(setting.matroid, _algorithm_rng(setting, "Random", seed)),
+        "PCG0": run_pcg(objective, setting, _algorithm_rng(setting, "PCG0", seed), data_independent=True),
     }
 
 
@@ -189,7 +204,7 @@ def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: 
     """Tidy records (one row per run × algorithm) for a block of seeds at one parameter point."""
     kinds = None
     rows: list[dict[str, Any]] = []
-    eps0 = {"PCG": setting.pcg_eps0, "DPG": setting.dpg_eps0, "Greedy": math.nan, "Random": 0.0}
+    eps0 = {"PCG": setting.pcg_eps0, "DPG": setting.dpg_eps0, "Greedy": math.nan, "Random": 0.0, "PCG0": 0.0}
     if setting.figure == "fig1":
         kinds = np.arange(len(locations)) >= FIG1_GRID_SIZE  # north-vertex copies
     for seed in seeds:
