@@ -102,6 +102,24 @@ def marginal_gains(objective, members, matroid: PartitionMatroid) -> np.ndarray:
     return st.gains(matroid.can_add(members))
 
 
+def _greedy_loop(objective, matroid: PartitionMatroid, choose) -> np.ndarray:
+    """The greedy skeleton shared by :func:`greedy` and :func:`private_greedy`.
+
+    Up to ``matroid.rank`` steps: Cand = {u ∉ S : S + u ∈ I} (stop if empty),
+    u* = choose(marginal gains, Cand mask), S ← S + u*.  Returns the picks in order.
+    """
+    st = _state(objective, matroid)
+    picked: list[int] = []
+    for _ in range(matroid.rank):
+        cand = matroid.can_add(np.asarray(picked, dtype=np.int64))
+        if not cand.any():
+            break
+        u = choose(st.gains(cand), cand)
+        st.add(u)
+        picked.append(u)
+    return np.asarray(picked, dtype=np.int64)
+
+
 def greedy(objective, matroid: PartitionMatroid) -> np.ndarray:
     """Non-private greedy (spec §3.2).
 
@@ -113,17 +131,8 @@ def greedy(objective, matroid: PartitionMatroid) -> np.ndarray:
 
     Returns the picked element indices (int64) in pick order.
     """
-    st = _state(objective, matroid)
-    picked: list[int] = []
-    for _ in range(matroid.rank):
-        cand = matroid.can_add(np.asarray(picked, dtype=np.int64))
-        if not cand.any():
-            break
-        gains = np.where(cand, st.gains(cand), -np.inf)
-        u = int(np.argmax(gains))  # first maximiser = lowest index
-        st.add(u)
-        picked.append(u)
-    return np.asarray(picked, dtype=np.int64)
+    # First maximiser = lowest index among ties.
+    return _greedy_loop(objective, matroid, lambda gains, cand: int(np.argmax(np.where(cand, gains, -np.inf))))
 
 
 def private_greedy(objective, matroid: PartitionMatroid, eps0: float, rng: np.random.Generator) -> np.ndarray:
@@ -140,16 +149,9 @@ def private_greedy(objective, matroid: PartitionMatroid, eps0: float, rng: np.ra
 
     Returns the picked element indices (int64) in pick order.
     """
-    st = _state(objective, matroid)
-    picked: list[int] = []
-    for _ in range(matroid.rank):
-        cand = matroid.can_add(np.asarray(picked, dtype=np.int64))
-        if not cand.any():
-            break
-        u = exponential_mechanism(st.gains(cand), eps0, rng, sensitivity=1.0, mask=cand)
-        st.add(u)
-        picked.append(u)
-    return np.asarray(picked, dtype=np.int64)
+    return _greedy_loop(
+        objective, matroid, lambda gains, cand: exponential_mechanism(gains, eps0, rng, sensitivity=1.0, mask=cand)
+    )
 
 
 def random_basis(matroid: PartitionMatroid, rng: np.random.Generator) -> np.ndarray:
