@@ -23,8 +23,13 @@ for key, paper in papers_src.items():
         fig = dict(fig)
         fig["image_b64"] = base64.b64encode(Path(fig["image"]).read_bytes()).decode("ascii")
         figures.append(fig)
-    claims = pd.read_csv(paper["claims"], keep_default_na=False).to_dict("records")
-    papers.append({**paper, "figures": figures, "claims": claims,
+    claims_table = pd.read_csv(paper["claims"], keep_default_na=False)
+    verdict_counts = {
+        reading: group["verdict"].value_counts().sort_index().to_dict()
+        for reading, group in claims_table.groupby("reading", sort=True)
+    }
+    claims = claims_table.to_dict("records")
+    papers.append({**paper, "figures": figures, "claims": claims, "verdict_counts": verdict_counts,
                    "settings": yaml.safe_dump(cfg[paper["config_key"]], sort_keys=False, allow_unicode=True)})
 
 env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(template_path).parent)), autoescape=True,
