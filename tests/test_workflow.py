@@ -165,6 +165,14 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
 
 
 @pytest.mark.slow
+def test_snakemake_report_is_built(smoke_runs):
+    work = smoke_runs[2]
+    snakemake(work, "--report", "report.html", "--configfile", "config/smoke.yaml", *data_config())
+    html = (work / "report.html").read_text(errors="replace")
+    assert "chaturvedi2021" in html and "fig1.png" in html
+
+
+@pytest.mark.slow
 def test_tables_identical_with_one_and_two_cores(smoke_runs):
     for rel in ["results/chaturvedi2021/tables/fig1.csv", "results/chaturvedi2021/tables/fig2.csv",
                 "results/claims/chaturvedi2021.csv"]:
