@@ -11,21 +11,11 @@ from privopt.io import log_to_file, write_csv, write_json, write_parquet
 log_to_file(snakemake.log[0])
 log = logging.getLogger("chaturvedi2021_instance")
 figure = snakemake.wildcards.figure
-fig = snakemake.params.fig
+p = snakemake.params
 
 pool = runs.in_box(read_pickups_parquet(snakemake.input[0]), figure)
-# m larger than the pool is a config error: say so here, before any run job starts.
-largest_m = fig["m"] if figure == "fig1" else max(fig["ms"])
-key = "chaturvedi2021.fig1.m" if figure == "fig1" else "chaturvedi2021.fig2.ms"
-if largest_m > len(pool):
-    raise ValueError(
-        f"config key {key}: m = {largest_m} exceeds the {len(pool)} pickups inside the {figure} box "
-        f"of {snakemake.input[0]}"
-    )
-
 if figure == "fig1":
-    modes = sorted({r["grid_mode"] for r in fig["readings"].values()})
-    locations = pd.concat([runs.fig1_locations(mode, fig["n_copies"]) for mode in modes], ignore_index=True)
+    locations = pd.concat([runs.fig1_locations(mode, p.n_copies) for mode in p.grid_modes], ignore_index=True)
 else:
     locations = runs.fig2_locations()
 

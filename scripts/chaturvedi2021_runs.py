@@ -22,6 +22,9 @@ if wc.figure == "fig1":
 C = json.loads(open(snakemake.input.meta).read())["C"]
 
 setting = runs.make_setting(wc.figure, wc.reading, int(wc.point), settings, common, n_candidates=len(locations))
+if setting.m > len(pool):  # first run only: later calls catch this before scheduling (common.smk)
+    key = "chaturvedi2021.fig1.m" if wc.figure == "fig1" else "chaturvedi2021.fig2.ms"
+    raise ValueError(f"config key {key}: m = {setting.m} exceeds the {len(pool)} pickups inside the {wc.figure} box")
 start = time.perf_counter()
 records = runs.run_block(pool, locations[["lat", "lon"]].to_numpy(), setting, snakemake.params.seeds, C)
 write_parquet(records, snakemake.output[0])

@@ -226,17 +226,22 @@ def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
 
 @needs_subset
 def test_m_larger_than_the_box_pool_is_a_config_error(tmp_path):
-    work = copy_workflow(tmp_path)
-    proc = snakemake(
-        work, "--cores", "1", "results/chaturvedi2021/instances/fig2/pool.parquet",
-        "--configfile", "config/smoke.yaml",
-        "--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}", "chaturvedi2021={fig2: {ms: [1000, 50000]}}",
-        check=False,
-    )
+    work = copy_workflow(tmp_path / "wf")
+    big = tmp_path / "big.yaml"
+    big.write_text(yaml.safe_dump({"chaturvedi2021": {"fig2": {"ms": [1000, 50000]}}}))
+    target = "results/chaturvedi2021/runs/fig2/paper/m~50000/seeds~0-9.parquet"
+    args = ["--configfile", "config/smoke.yaml", str(big), *data_config()]
+    # First call: the pool size is not known before the data is parsed; the run job refuses.
+    proc = snakemake(work, "--cores", "1", target, *args, check=False)
     assert proc.returncode != 0
-    log = (work / "logs/chaturvedi2021/instances/fig2.log").read_text()
-    assert "chaturvedi2021.fig2.ms" in log and "50000" in log
-    assert not (work / "results/chaturvedi2021/instances/fig2/pool.parquet").exists()
+    log = (work / "logs/chaturvedi2021/runs/fig2/paper/m~50000/seeds~0-9.log").read_text()
+    assert "chaturvedi2021.fig2.ms" in log and "50000" in log and "44650" in log
+    assert not (work / target).exists()
+    # Later calls know the pool and refuse before scheduling anything.
+    proc = snakemake(work, "-n", *args, check=False)
+    assert proc.returncode != 0
+    message = proc.stdout + proc.stderr
+    assert "chaturvedi2021.fig2.ms" in message and "50000" in message and "Job stats" not in message
 
 
 def _schema_properties(node, path="config"):

@@ -1,6 +1,7 @@
 # Helpers shared by all rule modules (config validation, parameter grids, seed blocks);
 # no rules are defined in this file.
 
+import json
 import math
 import os
 from pathlib import Path
@@ -24,6 +25,18 @@ def _check_readings(section, key):
         )
 
 
+def _check_m_against_pools(cfg):
+    """m larger than a box's pool: known once an instance exists, so caught here on later calls."""
+    for figure, key, ms in (("fig1", "chaturvedi2021.fig1.m", [cfg["fig1"]["m"]]), ("fig2", "chaturvedi2021.fig2.ms", cfg["fig2"]["ms"])):
+        meta = Path(f"results/chaturvedi2021/instances/{figure}/instance.json")
+        if not meta.exists():
+            continue
+        pool = json.loads(meta.read_text())["pool_size"]
+        too_big = [m for m in ms if m > pool]
+        if too_big:
+            raise ConfigError(f"config key {key}: m = {too_big} exceeds the {pool} pickups inside the {figure} box ({meta})")
+
+
 def check_config():
     """Cross-key checks, raised before any job starts."""
     cfg = config["chaturvedi2021"]
@@ -36,6 +49,7 @@ def check_config():
         )
     for key in ("fig1", "fig2"):
         _check_readings("chaturvedi2021", key)
+    _check_m_against_pools(cfg)
     source = config["uber_source"]
     if "://" not in source and not Path(source).exists():
         raise ConfigError(f"config key uber_source: local file {source!r} does not exist")
@@ -80,6 +94,11 @@ def ch_run_files(figure):
         for point in fig[key]
         for block in seed_blocks(fig["n_runs"], CH["seeds_per_job"])
     ]
+
+
+def ch_grid_modes():
+    """Grid modes the Figure 1 readings use (the instance builds the candidates of each)."""
+    return sorted({r["grid_mode"] for r in CH["fig1"]["readings"].values()})
 
 
 def ch_figure_files(figure):
