@@ -18,7 +18,9 @@ rule chaturvedi2021_instance:
         locations="results/chaturvedi2021/instances/{figure}/locations.csv",
         meta="results/chaturvedi2021/instances/{figure}/instance.json",
     params:
-        fig=lambda wc: CH[wc.figure],
+        # Only what the instance depends on, so that editing a reading reruns its runs only.
+        n_copies=lambda wc: CH["fig1"]["n_copies"] if wc.figure == "fig1" else 0,
+        grid_modes=lambda wc: ch_grid_modes() if wc.figure == "fig1" else [],
     conda:
         "../envs/privopt.yaml"
     log:
