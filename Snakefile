@@ -19,7 +19,10 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    """Every figure, every paper's claims, and the reproduction report."""
     default_target: True
     input:
-        rules.chaturvedi2021.input,
+        report_files("image"),
+        report_files("pdf"),
+        [paper["claims"] for paper in REPORT_PAPERS.values()],
         "results/paper/index.html",

@@ -14,7 +14,7 @@ log_to_file(snakemake.log[0])
 template_path, papers_path = snakemake.input.sources
 cfg = snakemake.params.config
 papers_src = yaml.safe_load(Path(papers_path).read_text())
-provenance = json.loads(Path(snakemake.input.provenance).read_text())
+provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
 
 papers = []
 for key, paper in papers_src.items():

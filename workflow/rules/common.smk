@@ -4,6 +4,8 @@
 import json
 import math
 import os
+
+import yaml
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -78,6 +80,21 @@ def uber_local_source():
 # (a venv with privopt installed, a --use-conda env, a cluster node).
 _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
+
+
+# The papers in the report, their figures and claims: paper/papers.yaml is the registry.
+REPORT_PAPERS = yaml.safe_load((Path(workflow.basedir) / "paper" / "papers.yaml").read_text())
+
+
+def report_files(kind):
+    """Every figure's file of one kind ("image", "pdf", "table") over the papers in the report."""
+    return [fig[kind] for paper in REPORT_PAPERS.values() for fig in paper["figures"]]
+
+
+def report_provenance():
+    """The Uber provenance record, when a paper in the report uses the pickups."""
+    uses_uber = any(paper.get("uses_uber") for paper in REPORT_PAPERS.values())
+    return ["resources/uber/uber-raw-data-apr14.provenance.json"] if uses_uber else []
 
 
 # Chaturvedi et al. (2021): run files and figure files of a figure.

@@ -5,10 +5,10 @@ rule report_html:
     """Render the reproduction report (figures, original captions, settings, data source, claims)."""
     input:
         sources=["paper/report.html.j2", "paper/papers.yaml"],
-        provenance="resources/uber/uber-raw-data-apr14.provenance.json",
-        figures=ch_figure_files("fig1") + ch_figure_files("fig2"),
-        claims="results/claims/chaturvedi2021.csv",
-        tables=expand("results/chaturvedi2021/tables/{figure}.csv", figure=["fig1", "fig2"]),
+        provenance=report_provenance(),
+        figures=report_files("image") + report_files("pdf"),
+        tables=report_files("table"),
+        claims=[paper["claims"] for paper in REPORT_PAPERS.values()],
     output:
         "results/paper/index.html",
     params:
