@@ -1,0 +1,95 @@
+"""Speed of the private LinUCB episode kernels (spec private-linear-bandits.md §9.1).
+
+For every variant of Fig. 4 (paper constants: n = 5·10^7, d = 5, K = 25, ε = 1, δ = 0.1, Δ = 0.1,
+±1 rewards) prints µs per round of the numba kernel (median and best of ``--repeats`` runs of
+``--rounds`` rounds; every run is a prefix of a paper-scale run) and of the plain-numpy reference
+implementation of the same variant (``privopt.bandits.linucb``, ``--ref-rounds`` rounds), timed in the
+same process, and their ratio.  Also the first-call time (numba compilation or cache load).
+
+Target (spec §9.1 / task brief): ≤ 2 µs per round per run for every private variant on one core.
+Peers on this kind of machine: BanditLib private LinUCB 146–177 µs/round (shifted Wishart; 45 µs
+Gaussian); the authors' Julia ≤ 72 µs/round.
+
+``--large-d 16 32 64`` additionally times NonPrivate LinUCB at the Exp. 1 sizes (K = d², n = 10^5)
+with both kernels ("onthefly" and the BLAS "batched" one).
+
+Run: ``python benchmarks/bench_bandits.py [--rounds N] [--repeats R] [--ref-rounds M] [--large-d ...]``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core per run (batched kernel uses BLAS)
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+from privopt.bandits import VARIANTS, BanditInstance, nonprivate_params, run_episode, variant_params  # noqa: E402
+
+N_PAPER = 50_000_000
+PEERS = {
+    "nonprivate": "-",
+    "gaussian": "BanditLib 45 us; authors' Julia <= 72 us",
+    "wishart": "BanditLib 146-177 us; authors' Julia <= 72 us",
+    "wishart_unshifted": "BanditLib 146-177 us; authors' Julia <= 72 us",
+}
+
+
+def time_kernel(params, inst, rounds: int, repeats: int, kernel: str = "onthefly") -> tuple[float, list[float]]:
+    t0 = time.perf_counter()
+    run_episode(params, inst, 2, 0, kernel=kernel)
+    first = time.perf_counter() - t0
+    per_round = []
+    for rep in range(repeats):
+        t0 = time.perf_counter()
+        run_episode(params, inst, rounds, rep + 1, kernel=kernel, record=max(1, rounds // 100))
+        per_round.append(1e6 * (time.perf_counter() - t0) / rounds)
+    return first, per_round
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=200_000, help="rounds per timed numba run")
+    ap.add_argument("--repeats", type=int, default=5, help="timed numba runs per variant")
+    ap.add_argument("--ref-rounds", type=int, default=300, help="rounds of the numpy reference")
+    ap.add_argument("--large-d", type=int, nargs="*", default=[], help="Exp. 1 dimensions to time")
+    args = ap.parse_args()
+
+    print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+          f"load avg {os.getloadavg()[0]:.2f}")
+    print(f"# d = 5, K = 25, n = 5e7 constants, gap 0.1, ±1 rewards; {args.repeats} x {args.rounds} rounds")
+    inst = BanditInstance(d=5, gap=0.1)
+    header = (f"{'variant':18s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} "
+              f"{'numpy us/rd':>11s} {'ratio':>7s}   peers")
+    print(header)
+    for name in VARIANTS:
+        p = variant_params(name, N_PAPER, 5)
+        first, per_round = time_kernel(p, inst, args.rounds, args.repeats)
+        med, best = statistics.median(per_round), min(per_round)
+        t0 = time.perf_counter()
+        run_episode(p, inst, args.ref_rounds, 1, engine="numpy")
+        ref = 1e6 * (time.perf_counter() - t0) / args.ref_rounds
+        print(f"{name:18s} {first:9.2f}s {med:12.3f} {best:10.3f} {ref:11.1f} {ref / med:6.0f}x   {PEERS[name]}")
+        target = "ok" if name == "nonprivate" or med <= 2.0 else "ABOVE 2 us target"
+        if target != "ok":
+            print(f"{'':18s} note: {target} (median; rerun on a quiet machine)")
+    if args.large_d:
+        print("\n# Exp. 1 sizes: NonPrivate, K = d^2, n = 1e5, Gaussian rewards")
+        print(f"{'d':>4s} {'kernel':>9s} {'first call':>10s} {'us/round':>10s} {'s per 1e5-round run':>20s}")
+        for d in args.large_d:
+            inst_d = BanditInstance(d=d, gap=0.1, reward="gaussian")
+            p = nonprivate_params(100_000, d)
+            rounds = max(20, 4_000_000 // d**4)
+            for kernel in ("onthefly", "batched"):
+                first, per_round = time_kernel(p, inst_d, rounds, 2, kernel=kernel)
+                best = min(per_round)
+                print(f"{d:4d} {kernel:>9s} {first:9.2f}s {best:10.1f} {best * 0.1:20.1f}")
+
+
+if __name__ == "__main__":
+    main()

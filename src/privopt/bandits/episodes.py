@@ -1,0 +1,331 @@
+"""High-level API: run episodes of the (private) LinUCB variants and return pseudo-regret curves.
+
+This is what experiment code (and the Snakemake scripts, through ``privopt.experiments``) calls::
+
+    from privopt.bandits import BanditInstance, variant_params, run_episodes
+    from privopt.seeding import seed_sequence
+
+    n = 50_000_000                                   # full horizon: all constants use it
+    variants = [variant_params(v, n, 5) for v in ("nonprivate", "gaussian", "wishart", "wishart_unshifted")]
+    seeds = [seed_sequence("shariff2018", "fig4", {"gap": 0.1}, s) for s in range(8)]
+    batch = run_episodes(variants, BanditInstance(d=5, gap=0.1), n_rounds=4_000_000,   # prefix run
+                         seeds=seeds, labels=range(8), record=5000)
+    batch.curves   # tidy: variant, seed, t, regret
+    batch.runs     # one row per (variant, seed): final regret, pd_failures, wall_s, constants …
+
+Seeding (spec §9.1 item 8, project rule "all randomness from a SeedSequence/Generator passed in").
+A run's seed (int, ``SeedSequence`` or ``Generator``) is turned into a ``SeedSequence`` ``ss``
+(a ``Generator`` contributes 8 draws of 32-bit entropy — it is advanced); then
+
+* environment stream  ``env   = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (0,)))``
+  — θ*, decision sets, reward coins;
+* noise stream        ``noise = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (1, code)))``
+  with code = 0/1/2 for mechanism none/gaussian/wishart — tree node noises.
+
+``FastGenerator`` (:mod:`privopt.mechanisms.gaussian`) is xoshiro256++ with state
+``SeedSequence.generate_state(4, uint64)``; the numba kernel advances the same state arrays, and the
+plain-numpy reference calls the generator's numpy-like methods, so both draw identical numbers.  Consequences: every variant run with the same seed sees the same θ*,
+decision sets and reward coins (common random numbers); "wishart" and "wishart_unshifted" (and all
+Fig. 5 Wishart grid points) also share their noise matrices N_t; a run of T rounds is an exact
+prefix of the run of any longer horizon with the same ``VariantParams`` (spec §9.4).  Nothing
+depends on job order or on how many runs a job contains.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from privopt.bandits.instances import BanditInstance, draw_theta, householder, zone_mode
+from privopt.bandits.kernels import (
+    MECH_CODES,
+    audit_layout,
+    audit_width,
+    dim_tag,
+    episode_kernel,
+    episode_kernel_batched,
+)
+from privopt.bandits.parameters import VariantParams
+from privopt.mechanisms.gaussian import FastGenerator
+
+__all__ = [
+    "SeedLike",
+    "EpisodeResult",
+    "EpisodeBatch",
+    "as_seed_sequence",
+    "episode_streams",
+    "record_grid",
+    "run_episode",
+    "run_episodes",
+    "AUDIT_COLUMNS",
+    "evaluate_audit",
+]
+
+#: columns of the evaluated audit table (one row per audited round; claims S.1/S.2 of spec §8)
+AUDIT_COLUMNS = ("t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv", "conf_norm_V", "beta", "logdet_V")
+
+log = logging.getLogger(__name__)
+
+#: ``kernel="auto"`` uses the batched kernel from this dimension on (K = d² arms).
+BATCHED_MIN_D = 12
+
+SeedLike = int | np.random.SeedSequence | np.random.Generator
+
+
+def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
+    """int → SeedSequence(int); SeedSequence → itself; Generator → SeedSequence of 8 of its 32-bit draws."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence([int(v) for v in seed.integers(0, 2**32, size=8, dtype=np.uint64)])
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return np.random.SeedSequence(int(seed))
+    raise TypeError(f"seed must be a non-negative int, SeedSequence or Generator, got {seed!r}")
+
+
+def episode_streams(seed: SeedLike, mechanism: str) -> tuple[FastGenerator, FastGenerator]:
+    """(env, noise) generators of one run (module docstring)."""
+    ss = as_seed_sequence(seed)
+    key = tuple(ss.spawn_key)
+    env = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (0,)))
+    noise = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (1, MECH_CODES[mechanism])))
+    return env, noise
+
+
+def record_grid(n_rounds: int, record=None) -> np.ndarray:
+    """Rounds at which the cumulative regret R̂_t is recorded (always includes 0 and n_rounds).
+
+    ``None`` → about 1000 evenly spaced points; int k → every k rounds; array → those rounds.
+    """
+    if record is None:
+        record = max(1, n_rounds // 1000)
+    if np.isscalar(record):
+        k = int(record)
+        if k < 1:
+            raise ValueError("record interval must be >= 1")
+        grid = np.arange(0, n_rounds + 1, k, dtype=np.int64)
+        if grid[-1] != n_rounds:
+            grid = np.append(grid, n_rounds)
+        return grid
+    grid = np.unique(np.asarray(record, dtype=np.int64))
+    if grid.size and (grid[0] < 0 or grid[-1] > n_rounds):
+        raise ValueError("record rounds must lie in [0, n_rounds]")
+    return grid
+
+
+@dataclass
+class EpisodeResult:
+    """One run of one variant.  ``regret[i]`` is R̂_t at t = ``t[i]`` (cumulative pseudo-regret)."""
+
+    variant: str
+    params: VariantParams
+    n_rounds: int
+    t: np.ndarray
+    regret: np.ndarray
+    theta: np.ndarray
+    pd_failures: int
+    n_optimal: int
+    node_draws: int
+    wall_s: float
+    engine: str
+    audit: pd.DataFrame | None = None
+    trace: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def final_regret(self) -> float:
+        return float(self.regret[-1]) if self.t.size and self.t[-1] == self.n_rounds else float("nan")
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy curve: columns variant, t, regret."""
+        return pd.DataFrame({"variant": self.variant, "t": self.t, "regret": self.regret})
+
+    def summary(self) -> dict:
+        """Run metadata (one flat row)."""
+        row = {"variant": self.variant, "n_rounds": self.n_rounds, "final_regret": self.final_regret,
+               "pd_failures": self.pd_failures, "n_optimal": self.n_optimal,
+               "node_draws": self.node_draws, "wall_s": self.wall_s, "engine": self.engine,
+               "us_per_round": 1e6 * self.wall_s / max(1, self.n_rounds)}
+        row.update({f"param_{k}": v for k, v in self.params.metadata().items() if k != "name"})
+        return row
+
+
+def _unpack(packed: np.ndarray, d: int) -> np.ndarray:
+    out = np.zeros((d, d))
+    r, c = np.tril_indices(d)
+    out[r, c] = packed
+    out[c, r] = packed
+    return out
+
+
+def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
+    """Evaluate raw audit rows of the kernel (spec §8 S.1/S.2): per audited round t,
+    λ_min(H_t), λ_max(H_t), ‖h_t‖_{H_t⁻¹} (inf if H_t is not PD), ‖θ* − θ̃_t‖_{V_t}, β_t, log det V_t."""
+    d = theta.size
+    lay = audit_layout(d)
+    rows = []
+    for r in raw:
+        H = _unpack(r[lay["H"]], d)
+        h = r[lay["h"]]
+        V = _unpack(r[lay["V"]], d)
+        diff = theta - r[lay["theta_hat"]]
+        lam = np.linalg.eigvalsh(H)
+        hn = float(np.sqrt(h @ np.linalg.solve(H, h))) if lam[0] > 0 else np.inf
+        rows.append((int(r[0]), lam[0], lam[-1], hn, float(np.sqrt(max(diff @ V @ diff, 0.0))), r[1], r[2]))
+    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+def _check(params: VariantParams, instance: BanditInstance, n_rounds: int) -> None:
+    if not isinstance(params, VariantParams):
+        raise TypeError("variant must be a VariantParams (see privopt.bandits.parameters)")
+    if params.d != instance.d:
+        raise ValueError(f"variant is for d = {params.d}, instance has d = {instance.d}")
+    if isinstance(n_rounds, bool) or int(n_rounds) != n_rounds or n_rounds < 0:
+        raise ValueError(f"n_rounds must be a non-negative integer, got {n_rounds!r}")
+    if n_rounds > params.n:
+        raise ValueError(f"n_rounds = {n_rounds} exceeds the horizon n = {params.n} of the constants "
+                         "(quick runs are prefixes: keep the full-n constants, spec §9.4)")
+    if params.mechanism != "none" and n_rounds > 2 ** (params.m - 1):
+        raise ValueError("n_rounds exceeds the tree capacity 2^(m-1)")
+    if params.mechanism != "none" and instance.reward != "pm1":
+        log.warning("private variant %s with unbounded (Gaussian) rewards: the noise calibration "
+                    "assumes ‖x‖² + y² ≤ L̃²", params.name)
+
+
+def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int, seed: SeedLike, *,
+                record=None, audit=None, trace: bool = False, engine: str = "numba",
+                kernel: str = "auto") -> EpisodeResult:
+    """Run one episode of Algorithm 1 (spec §2.2) for ``n_rounds`` ≤ ``variant.n`` rounds.
+
+    Parameters
+    ----------
+    variant : constants of the variant (:func:`privopt.bandits.parameters.variant_params`,
+        :func:`~privopt.bandits.parameters.params_for_rho_min`), computed for the full horizon.
+    instance : :class:`~privopt.bandits.instances.BanditInstance` (d, K, gap, reward model).
+    n_rounds : rounds to simulate (a prefix of the full-horizon run).
+    seed : the run's seed (module docstring); the same seed gives every variant the same
+        decision sets and reward coins.
+    record : recording grid (:func:`record_grid`).
+    audit : rounds (array) or number of rounds (int, evenly spaced) at which λ_min/λ_max(H_t),
+        ‖h_t‖_{H_t⁻¹}, ‖θ* − θ̃_t‖_{V_t}, β_t are stored (claims S.1/S.2); None = no audit.
+    trace : keep the chosen arm index of every round (tests).
+    engine : "numba" (fast kernel) or "numpy" (plain-numpy reference of :mod:`.linucb`;
+        same random streams, hence the same decisions up to floating-point ties).
+    kernel : numba kernel — "onthefly" (arms scored as they are drawn; fastest for small d),
+        "batched" (decision set buffered, vectorised over arms; fastest for large K·d), or "auto"
+        (batched iff d ≥ :data:`BATCHED_MIN_D`).  Both give identical results.
+    """
+    _check(variant, instance, n_rounds)
+    if engine == "numpy":
+        from privopt.bandits.linucb import run_episode_reference
+
+        return run_episode_reference(variant, instance, n_rounds, seed, record=record, trace=trace)
+    if engine != "numba":
+        raise ValueError(f"engine must be 'numba' or 'numpy', got {engine!r}")
+    n_rounds = int(n_rounds)
+    env, noise = episode_streams(seed, variant.mechanism)
+    d = instance.d
+    theta = (np.asarray(instance.theta, dtype=np.float64) if instance.theta is not None
+             else draw_theta(env, d))
+    grid = record_grid(n_rounds, record)
+    rec_out = np.zeros(grid.size)
+    if audit is None:
+        audit_t = np.zeros(0, dtype=np.int64)
+    elif np.isscalar(audit):
+        audit_t = np.unique(np.linspace(1, n_rounds, int(audit)).round().astype(np.int64))
+    else:
+        audit_t = np.unique(np.asarray(audit, dtype=np.int64))
+        if audit_t.size and (audit_t[0] < 1 or audit_t[-1] > n_rounds):
+            raise ValueError("audit rounds must lie in [1, n_rounds]")
+    audit_out = np.zeros((audit_t.size, audit_width(d)))
+    tr = np.zeros(n_rounds if trace else 0, dtype=np.int64)
+    mech = MECH_CODES[variant.mechanism]
+    hv, hc, hs = householder(theta)
+    om = 1.0 - zone_mode(instance.low, instance.high, d) ** 2
+    K = instance.n_arms
+    if kernel == "auto":
+        kernel = "batched" if d >= BATCHED_MIN_D else "onthefly"
+    if kernel not in ("onthefly", "batched"):
+        raise ValueError(f"kernel must be 'auto', 'onthefly' or 'batched', got {kernel!r}")
+    fn = episode_kernel if kernel == "onthefly" else episode_kernel_batched
+    t0 = time.perf_counter()
+    pd_fail, n_opt, draws = fn(
+        env.state, noise.state, theta, dim_tag(d), K, instance.opt_mean, instance.low, instance.high,
+        om, hv, hc, hs, instance.reward == "gaussian", mech, max(variant.m, 1), float(variant.df),
+        variant.L_tilde_sq, variant.sigma_noise, variant.shift, variant.kappa, variant.xi, variant.sigma,
+        n_rounds, grid, rec_out, audit_t, audit_out, tr)
+    wall = time.perf_counter() - t0
+    if pd_fail:
+        log.warning("%s: %d Cholesky failures of V_t (eigen-clipped)", variant.name, pd_fail)
+    log.debug("%s: %d rounds in %.3f s (%.3f us/round)", variant.name, n_rounds, wall,
+              1e6 * wall / max(1, n_rounds))
+    return EpisodeResult(
+        variant=variant.name, params=variant, n_rounds=n_rounds, t=grid, regret=rec_out, theta=theta,
+        pd_failures=int(pd_fail), n_optimal=int(n_opt), node_draws=int(draws), wall_s=wall,
+        engine="numba", audit=evaluate_audit(audit_out, theta) if audit is not None else None,
+        trace=tr if trace else None,
+        extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel})
+
+
+@dataclass
+class EpisodeBatch:
+    """Results of :func:`run_episodes`.
+
+    ``curves``: tidy (variant, seed, t, regret); ``runs``: one row per (variant, seed) with the
+    final regret, counters, timing and all constants; ``audits``: audit rows with variant/seed
+    columns (None without ``audit``).
+    """
+
+    curves: pd.DataFrame
+    runs: pd.DataFrame
+    audits: pd.DataFrame | None = None
+
+
+def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_rounds: int,
+                 seeds: Iterable[SeedLike], *, labels: Iterable | None = None, record=None, audit=None,
+                 engine: str = "numba", kernel: str = "auto") -> EpisodeBatch:
+    """Run every variant on every seed (common random numbers across variants for each seed).
+
+    ``labels`` name the seeds in the output (default: the seed itself for ints, else its position).
+    Runs are executed sequentially in this process; parallelism belongs to the caller (one job per
+    block of seeds).
+    """
+    seeds = list(seeds)
+    if labels is None:
+        labels = [s if isinstance(s, (int, np.integer)) else i for i, s in enumerate(seeds)]
+    labels = list(labels)
+    if len(labels) != len(seeds):
+        raise ValueError("labels and seeds differ in length")
+    variants = list(variants)
+    names = [v.name for v in variants]
+    if len(set(names)) != len(names):
+        raise ValueError(f"variant names must be unique, got {names}")
+    curves, runs, audits = [], [], []
+    for label, seed in zip(labels, seeds):
+        ss = as_seed_sequence(seed)  # resolve once so every variant sees the same streams
+        for v in variants:
+            res = run_episode(v, instance, n_rounds, ss, record=record, audit=audit, engine=engine,
+                              kernel=kernel)
+            cf = res.to_frame()
+            cf.insert(1, "seed", label)
+            curves.append(cf)
+            row = res.summary()
+            row["seed"] = label
+            runs.append(row)
+            if res.audit is not None:
+                af = res.audit.copy()
+                af.insert(0, "variant", v.name)
+                af.insert(1, "seed", label)
+                audits.append(af)
+            log.info("variant %s seed %s: R(%d) = %.1f, pd_failures = %d, %.2f s", v.name, label,
+                     n_rounds, res.final_regret, res.pd_failures, res.wall_s)
+    runs_df = pd.DataFrame(runs)
+    front = ["variant", "seed"]
+    runs_df = runs_df[front + [c for c in runs_df.columns if c not in front]]
+    return EpisodeBatch(curves=pd.concat(curves, ignore_index=True), runs=runs_df,
+                        audits=pd.concat(audits, ignore_index=True) if audits else None)

@@ -1,0 +1,248 @@
+"""Bandit instances of the experiments (spec private-linear-bandits.md §7.1, paper App. D).
+
+One *run* (episode) has a parameter θ* uniform on the unit sphere of R^d and, every round, a
+fresh decision set of K (= d² by default) unit vectors:
+
+* one optimal arm with ⟨x, θ*⟩ = ``opt_mean`` (0.75) exactly, uniform on that (d−2)-sphere;
+* K − 1 sub-optimal arms uniform on the spherical zone {‖x‖ = 1, ⟨x, θ*⟩ ∈ [low, opt_mean − Δ]}
+  (low = −0.75);
+* the optimal arm sits at a uniformly random position of the list.
+
+Exact zone sampler (§7.1.1).  For x uniform on S^{d−1}, T = ⟨x, θ*⟩ has density
+
+    f_d(t) ∝ (1 − t²)^{(d−3)/2} on [−1, 1]   ⇔   (T + 1)/2 ~ Beta((d−1)/2, (d−1)/2),
+
+and given T = t, x = t·θ* + sqrt(1 − t²)·w with w uniform on the unit sphere of θ*^⊥.  T is drawn
+on [a, b] by uniform-proposal rejection (method B): propose t = a + (b − a)·U₁, accept iff
+U₂ ≤ f_d(t)/f_d(t₀) with t₀ the mode of f_d on [a, b] (clip(0, a, b) for d > 3, the endpoint of
+largest |t| for d = 2; d = 3 is uniform — Archimedes — and accepts without U₂).  The vector is built
+in the basis where θ* = e₁ — x' = (T, sqrt(1 − T²)·g/‖g‖), g ~ N(0, I_{d−1}) — and mapped to the
+original basis by the Householder reflection Q with Q e₁ = θ* (:func:`householder`), so ⟨x, θ*⟩ = T
+exactly in law and the regret 0.75 − T needs no inner product.
+
+Canonical draw order of one round (shared by the numba kernel and the numpy reference, so the
+same ``numpy.random.Generator`` state gives the same decision set and reward coin):
+
+1. U → position of the optimal arm ⌊U·K⌋;
+2. for each arm j = 0..K−1: its T (optimal: none; zone: pairs (U₁, U₂) until acceptance,
+   d = 3: U₁ only), then d − 1 standard normals for g;
+3. after the choice, the reward: ±1 model: U, y = +1 iff U < (1 + μ)/2; Gaussian model:
+   y = μ + Z with one standard normal Z.
+
+θ* itself is drawn at the start of the episode from the same generator: g ~ N(0, I_d), θ* = g/‖g‖.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "REWARD_MODELS",
+    "BanditInstance",
+    "draw_theta",
+    "householder",
+    "embed",
+    "zone_mode",
+    "zone_accept_prob",
+    "zone_density",
+    "zone_cdf",
+    "zone_probability",
+    "sample_zone_inner",
+    "sample_arm",
+    "sample_decision_set",
+    "draw_reward",
+]
+
+REWARD_MODELS = ("pm1", "gaussian")
+
+
+@dataclass(frozen=True)
+class BanditInstance:
+    """Instance family of spec §7.1: dimension, arms per round, gap and reward model.
+
+    ``K = None`` means d² (the paper's choice).  Sub-optimal means lie in [low, opt_mean − gap].
+    ``theta`` fixes θ* (e.g. (1,1,1)/√3 for Fig. 1); by default θ* is drawn uniformly per run.
+    """
+
+    d: int
+    K: int | None = None
+    gap: float = 0.1
+    opt_mean: float = 0.75
+    low: float = -0.75
+    reward: str = "pm1"
+    theta: tuple | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.d, bool) or int(self.d) != self.d or self.d < 2:
+            raise ValueError(f"d must be an integer >= 2, got {self.d!r}")
+        if self.K is not None and (int(self.K) != self.K or self.K < 1):
+            raise ValueError(f"K must be a positive integer, got {self.K!r}")
+        if not (-1.0 <= self.low < self.high <= 1.0):
+            raise ValueError(f"need -1 <= low < opt_mean - gap <= 1 (low={self.low}, high={self.high})")
+        if not (-1.0 < self.opt_mean < 1.0):
+            raise ValueError("opt_mean must be in (-1, 1)")
+        if self.gap < 0:
+            raise ValueError("gap must be >= 0")
+        if self.reward not in REWARD_MODELS:
+            raise ValueError(f"reward must be one of {REWARD_MODELS}, got {self.reward!r}")
+        if self.reward == "pm1" and not (-1.0 <= self.low and self.opt_mean <= 1.0):
+            raise ValueError("±1 rewards need means in [-1, 1]")
+        if self.theta is not None:
+            th = np.asarray(self.theta, dtype=np.float64)
+            if th.shape != (self.d,) or not np.isclose(np.linalg.norm(th), 1.0, atol=1e-12):
+                raise ValueError("theta must be a unit vector of length d")
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.d * self.d if self.K is None else self.K)
+
+    @property
+    def high(self) -> float:
+        """Upper end of the sub-optimal zone: opt_mean − gap."""
+        return self.opt_mean - self.gap
+
+
+# ----------------------------------------------------------------------------- geometry
+def draw_theta(rng: np.random.Generator, d: int) -> np.ndarray:
+    """θ* uniform on the unit sphere of R^d: g ~ N(0, I_d), θ* = g/‖g‖ (spec §7.1 step 1)."""
+    g = rng.standard_normal(d)
+    return g / math.sqrt(float(g @ g))
+
+
+def householder(theta: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """(v, c, sign) of the orthogonal map Q x' = sign·(x' − c·(v·x')·v) with Q e₁ = θ*.
+
+    θ₁ ≥ 0: v = θ* + e₁, sign = −1 (reflection onto −θ*, negated); θ₁ < 0: v = θ* − e₁, sign = +1.
+    Both choices keep ‖v‖² ≥ 2, so c = 2/‖v‖² is well conditioned.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    v = theta.copy()
+    if theta[0] >= 0:
+        v[0] += 1.0
+        sign = -1.0
+    else:
+        v[0] -= 1.0
+        sign = 1.0
+    return v, 2.0 / float(v @ v), sign
+
+
+def embed(theta: np.ndarray, xp: np.ndarray) -> np.ndarray:
+    """Map arm(s) from the θ* = e₁ basis to the original basis (rows of ``xp``)."""
+    v, c, sign = householder(theta)
+    xp = np.asarray(xp, dtype=np.float64)
+    proj = xp @ v
+    return sign * (xp - c * np.multiply.outer(proj, v))
+
+
+# ----------------------------------------------------------------------------- zone law
+def zone_mode(a: float, b: float, d: int) -> float:
+    """t₀ = argmax of f_d on [a, b] (spec §7.1.1 method B)."""
+    if d > 3:
+        return min(max(0.0, a), b)
+    return a if abs(a) >= abs(b) else b
+
+
+def zone_accept_prob(t: float, one_minus_t0sq: float, d: int) -> float:
+    """f_d(t)/f_d(t₀) = ((1 − t²)/(1 − t₀²))^((d−3)/2), by multiplications and one sqrt.
+
+    Written with IEEE basic operations only so that the numba twin used by the kernel returns
+    bit-identical values (the stream comparison tests rely on it).
+    """
+    r = (1.0 - t * t) / one_minus_t0sq
+    if d == 2:
+        return 1.0 / math.sqrt(r)
+    e2 = d - 3  # twice the exponent
+    out = 1.0
+    for _ in range(e2 // 2):
+        out *= r
+    if e2 % 2 == 1:
+        out *= math.sqrt(r)
+    return out
+
+
+_zone_accept_prob_nb = numba.njit(cache=True, inline="always")(zone_accept_prob)
+
+
+def zone_density(t, d: int, a: float = -1.0, b: float = 1.0) -> np.ndarray:
+    """Exact density of T = ⟨x, θ*⟩ for x uniform on the zone {⟨x, θ*⟩ ∈ [a, b]} of S^{d−1}."""
+    t = np.asarray(t, dtype=np.float64)
+    law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
+    mass = law.cdf(b) - law.cdf(a)
+    return np.where((t >= a) & (t <= b), law.pdf(t) / mass, 0.0)
+
+
+def zone_cdf(t, d: int, a: float = -1.0, b: float = 1.0) -> np.ndarray:
+    """Exact CDF of T on [a, b]: (F(t) − F(a))/(F(b) − F(a)), F the Beta((d−1)/2,(d−1)/2) law on [−1, 1]."""
+    t = np.clip(np.asarray(t, dtype=np.float64), a, b)
+    law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
+    fa, fb = law.cdf(a), law.cdf(b)
+    return (law.cdf(t) - fa) / (fb - fa)
+
+
+def zone_probability(d: int, a: float, b: float) -> float:
+    """P(⟨x, θ*⟩ ∈ [a, b]) for x uniform on S^{d−1} (acceptance of sphere rejection, method C)."""
+    law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
+    return float(law.cdf(b) - law.cdf(a))
+
+
+# ----------------------------------------------------------------------------- samplers
+def _zone_T(rng: np.random.Generator, a: float, b: float, d: int, om: float) -> float:
+    width = b - a
+    while True:
+        t = a + width * rng.random()
+        if d == 3:
+            return t
+        if rng.random() <= zone_accept_prob(t, om, d):
+            return t
+
+
+def sample_zone_inner(rng: np.random.Generator, d: int, a: float, b: float, size: int) -> np.ndarray:
+    """``size`` i.i.d. draws of T on [a, b] with density ∝ (1 − t²)^((d−3)/2) (method B)."""
+    t0 = zone_mode(a, b, d)
+    om = 1.0 - t0 * t0
+    return np.array([_zone_T(rng, a, b, d, om) for _ in range(int(size))])
+
+
+def sample_arm(rng: np.random.Generator, d: int, t: float) -> np.ndarray:
+    """Arm in the θ* = e₁ basis with first coordinate t: (t, sqrt(1 − t²)·g/‖g‖), g ~ N(0, I_{d−1})."""
+    g = rng.standard_normal(d - 1)
+    x = np.empty(d)
+    x[0] = t
+    x[1:] = g * (math.sqrt(1.0 - t * t) / math.sqrt(float(g @ g)))
+    return x
+
+
+def sample_decision_set(rng: np.random.Generator, theta: np.ndarray, K: int, *, gap: float = 0.1,
+                        opt_mean: float = 0.75, low: float = -0.75) -> tuple[np.ndarray, np.ndarray, int]:
+    """One decision set in the canonical order (module docstring).
+
+    Returns ``(arms, means, j_opt)``: arms (K, d) unit vectors in the original basis, their exact
+    means ⟨x, θ*⟩ (``opt_mean`` for the optimal arm, the sampled T otherwise) and the optimal index.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    d = theta.size
+    a, b = low, opt_mean - gap
+    t0 = zone_mode(a, b, d)
+    om = 1.0 - t0 * t0
+    j_opt = int(rng.random() * K)
+    xp = np.empty((K, d))
+    means = np.empty(K)
+    for j in range(K):
+        t = opt_mean if j == j_opt else _zone_T(rng, a, b, d, om)
+        means[j] = t
+        xp[j] = sample_arm(rng, d, t)
+    return embed(theta, xp), means, j_opt
+
+
+def draw_reward(rng: np.random.Generator, mu: float, model: str = "pm1") -> float:
+    """Reward with mean μ: ±1 with P(+1) = (1 + μ)/2 (one U), or μ + N(0, 1) (one Z) (spec §7.1 step 3)."""
+    if model == "pm1":
+        return 1.0 if rng.random() < 0.5 * (1.0 + mu) else -1.0
+    if model == "gaussian":
+        return mu + rng.standard_normal()
+    raise ValueError(f"reward model must be one of {REWARD_MODELS}, got {model!r}")

@@ -1,0 +1,628 @@
+"""Numba episode kernel of Algorithm 1 for all variants (spec private-linear-bandits.md §2.2, §9.1).
+
+:func:`episode_kernel` runs one whole episode — the loop over rounds t = 1..n_rounds — inside a
+single ``@njit(cache=True)`` function, with no allocation in the loop (only the never-expected
+PD-failure fallback and audit rounds call ``np.linalg``):
+
+* tree noise by the root-to-leaf *path* construction (spec §3.3): ``eta[ℓ]`` holds the current
+  level-ℓ node noise as a packed lower triangle of the (d+1)×(d+1) matrix *without* the unused
+  corner; round t ≥ 2 redraws levels 0..min(tz(t−1), m−1) in increasing order (amortised 2 nodes
+  per round) and updates the running sum ``Nsum``; whenever a refresh reaches level
+  :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL` (every 1024 rounds) ``Nsum`` is recomputed
+  from the m stored noises;
+* V_t = G_t + Nsum[:d,:d] + shift·I and ũ_t = u_t + Nsum[:d, d]; hand-written lower Cholesky
+  V = C Cᵀ, log det V = 2 Σ log C_ii, y = C⁻¹ũ;
+* β_t = σ·sqrt(max(0, κ + log det V_t)) + ξ with κ = 2 log(2/α) − d log ρ_min, ξ = S√ρ_max + γ;
+* arms generated and scored on the fly (never stored).  An arm is drawn in the θ* = e₁ basis,
+  x' = (T, sc·g), and mapped by the Householder reflection Q (Q e₁ = θ*); with B = C⁻¹Q
+  (computed once per round) w = C⁻¹x = B x' = T·B[:,0] + sc·B[:,1:]g and
+  UCB(x) = ⟨θ̃, x⟩ + β‖x‖_{V⁻¹} = ⟨y, w⟩ + β‖w‖ (θ̃ = C⁻ᵀy), keeping the running argmax
+  (ties, i.e. values within :data:`TIE_RTOL` relative, → lowest index); only the chosen arm is
+  mapped to the original basis;
+* G += x xᵀ, u += y x with the chosen arm; pseudo-regret += opt_mean − ⟨θ*, x_t⟩ (exact T of the arm).
+
+Randomness (documented contract, relied upon by the tests): two xoshiro256++ states
+(``FastGenerator.state`` of :mod:`privopt.mechanisms.gaussian`, seeded from SeedSequences by
+:func:`privopt.bandits.episodes.episode_streams`) are passed in and advanced in place, so the
+kernel draws *exactly* the numbers the plain-numpy reference draws from ``FastGenerator``
+objects with the same states:
+
+* ``env`` — decision sets and reward coins, in the canonical order of
+  :mod:`privopt.bandits.instances` (θ* has already been drawn from it by the caller);
+* ``noise`` — tree node noises: m nodes at initialisation (levels 0..m−1), then the refreshed
+  levels of each round; Gaussian nodes by
+  :func:`privopt.mechanisms.gaussian.sym_gaussian_packed_into`, Wishart nodes by
+  :func:`privopt.mechanisms.wishart.bartlett_packed_into` (both with ``skip_corner``).
+
+The decisions never influence which numbers are drawn (rejection counts depend only on the
+stream), so the same ``env`` state gives every variant the same decision sets and reward coins
+(common random numbers), and a run of T rounds is an exact prefix of a longer run.
+
+PD safety net (spec §2.4): if the Cholesky of V_t fails, V_t is eigen-decomposed (hand-written
+Jacobi), its eigenvalues clipped at max(1e-8, 1e-12·λ_max), rebuilt, and a ``pd_failures`` counter
+is incremented.  The kernel calls no LAPACK routine at all (which keeps a fresh compilation of one
+d-specialisation at a few seconds); audits store raw released quantities that are evaluated in numpy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from privopt.bandits.instances import _zone_accept_prob_nb
+from privopt.mechanisms.gaussian import rng_normal, rng_uniform, sym_gaussian_packed_into
+from privopt.mechanisms.tree import EXACT_REFRESH_LEVEL, path_refresh_top
+from privopt.mechanisms.wishart import bartlett_packed_into
+
+__all__ = ["MECH_CODES", "TIE_RTOL", "audit_layout", "audit_width", "dim_tag", "episode_kernel",
+           "episode_kernel_batched", "draw_arm_prime", "sample_decision_sets_nb"]
+
+#: mechanism name → integer code used by the kernel
+MECH_CODES = {"none": 0, "gaussian": 1, "wishart": 2}
+
+_REFRESH = EXACT_REFRESH_LEVEL
+#: UCB values within this relative distance of the running maximum count as ties (→ lowest index).
+#: Exact ties occur in round 1 of NonPrivate (θ̃ = 0, V = ρI: every unit arm has the same UCB); the
+#: tolerance makes the choice there deterministic and identical across implementations.
+TIE_RTOL = 1e-12
+
+
+def dim_tag(d: int) -> tuple:
+    """Tuple of d zeros: passes the dimension to :func:`episode_kernel` as a compile-time constant."""
+    return (0,) * int(d)
+
+
+@numba.njit(cache=True, inline="always")
+def draw_arm_prime(env, d, is_opt, opt_mean, a, width, om, g):
+    """Draw one arm in the θ* = e₁ basis, canonical order; return (T, sc) with x' = (T, sc·g).
+
+    Zone arms: T on [a, a + width] by uniform-proposal rejection (``om`` = 1 − t₀²); then
+    g ← d − 1 standard normals (written to g[1:]) and sc = sqrt((1 − T²)/‖g‖²).
+    """
+    if is_opt:
+        t = opt_mean
+    else:
+        while True:
+            t = a + width * rng_uniform(env)
+            if d == 3:
+                break
+            if rng_uniform(env) <= _zone_accept_prob_nb(t, om, d):
+                break
+    ss = 0.0
+    for i in range(1, d):
+        z = rng_normal(env)
+        g[i] = z
+        ss += z * z
+    return t, math.sqrt((1.0 - t * t) / ss)
+
+
+@numba.njit(cache=True, inline="always")
+def _embed(t, sc, g, hv, hc, hs, d, x):
+    """x = Q x' with x' = (t, sc·g[1:]) and Q x' = hs·(x' − hc·⟨hv, x'⟩·hv) (Householder, Q e₁ = θ*)."""
+    x[0] = t
+    proj = hv[0] * t
+    for i in range(1, d):
+        x[i] = sc * g[i]
+        proj += hv[i] * x[i]
+    proj *= hc
+    for i in range(d):
+        x[i] = hs * (x[i] - proj * hv[i])
+
+
+@numba.njit(cache=True)
+def sample_decision_sets_nb(env, n_sets, K, opt_mean, a, b, om, hv, hc, hs, arms, means, j_opt):
+    """``n_sets`` decision sets with the kernel's arm sampler (tests / Fig. 1); arrays preallocated.
+
+    ``env`` is a FastGenerator state; arms are returned in the original basis.
+    """
+    d = hv.shape[0]
+    width = b - a
+    g = np.zeros(d)
+    for r in range(n_sets):
+        jo = int(rng_uniform(env) * K)
+        j_opt[r] = jo
+        for j in range(K):
+            t, sc = draw_arm_prime(env, d, j == jo, opt_mean, a, width, om, g)
+            means[r, j] = t
+            _embed(t, sc, g, hv, hc, hs, d, arms[r, j])
+
+
+@numba.njit(cache=True, inline="always")
+def _cholesky(V, C, invd, d):
+    """Lower Cholesky of the lower triangle of V into C; 1/C_ii into invd. False on a bad pivot."""
+    for j in range(d):
+        s = V[j, j]
+        for k in range(j):
+            s -= C[j, k] * C[j, k]
+        if not (s > 0.0) or not math.isfinite(s):
+            return False
+        cjj = math.sqrt(s)
+        C[j, j] = cjj
+        inv = 1.0 / cjj
+        invd[j] = inv
+        for i in range(j + 1, d):
+            s2 = V[i, j]
+            for k in range(j):
+                s2 -= C[i, k] * C[j, k]
+            C[i, j] = s2 * inv
+    return True
+
+
+@numba.njit(cache=True)
+def _normal_call(env):
+    return rng_normal(env)
+
+
+@numba.njit(cache=True)
+def _cholesky_call(V, C, invd, d):
+    return _cholesky(V, C, invd, d)
+
+
+@numba.njit(cache=True)
+def _jacobi_eigh(A, Q, w, d):
+    """Cyclic Jacobi eigen-decomposition of the symmetric d×d matrix A (destroyed): A = Q diag(w) Qᵀ.
+
+    Hand-written (no LAPACK) so that the kernel stays quick to compile; used only by the PD fallback.
+    """
+    for i in range(d):
+        for j in range(d):
+            Q[i, j] = 1.0 if i == j else 0.0
+    for _sweep in range(100):
+        off = 0.0
+        tot = 0.0
+        for i in range(d):
+            for j in range(d):
+                tot += A[i, j] * A[i, j]
+                if i != j:
+                    off += A[i, j] * A[i, j]
+        if off <= 1e-30 * tot or off == 0.0:
+            break
+        for p in range(d - 1):
+            for q in range(p + 1, d):
+                apq = A[p, q]
+                if apq == 0.0:
+                    continue
+                theta = (A[q, q] - A[p, p]) / (2.0 * apq)
+                t = (1.0 if theta >= 0 else -1.0) / (abs(theta) + math.sqrt(theta * theta + 1.0))
+                c = 1.0 / math.sqrt(t * t + 1.0)
+                sn = t * c
+                for k in range(d):
+                    akp = A[k, p]
+                    akq = A[k, q]
+                    A[k, p] = c * akp - sn * akq
+                    A[k, q] = sn * akp + c * akq
+                for k in range(d):
+                    apk = A[p, k]
+                    aqk = A[q, k]
+                    A[p, k] = c * apk - sn * aqk
+                    A[q, k] = sn * apk + c * aqk
+                for k in range(d):
+                    qkp = Q[k, p]
+                    qkq = Q[k, q]
+                    Q[k, p] = c * qkp - sn * qkq
+                    Q[k, q] = sn * qkp + c * qkq
+    for i in range(d):
+        w[i] = A[i, i]
+
+
+@numba.njit(cache=True)
+def _pd_fallback(V, C, invd, d):
+    """Spec §2.4 safety net: eigen-clip the lower triangle of V at max(1e-8, 1e-12·λ_max), refactor.
+
+    Only reached when the Cholesky of V_t fails (never expected at the paper's shifts).
+    """
+    full = np.empty((d, d))
+    q = np.empty((d, d))
+    w = np.empty(d)
+    finite = True
+    for i in range(d):
+        for j in range(i + 1):
+            full[i, j] = V[i, j]
+            full[j, i] = V[i, j]
+            finite = finite and math.isfinite(V[i, j])
+    if finite:
+        _jacobi_eigh(full, q, w, d)
+        wmax = 0.0
+        for i in range(d):
+            if w[i] > wmax:
+                wmax = w[i]
+        floor = max(1e-8, 1e-12 * wmax)
+        for i in range(d):
+            if not (w[i] > floor):
+                w[i] = floor
+        for i in range(d):
+            for j in range(i + 1):
+                s = 0.0
+                for k in range(d):
+                    s += q[i, k] * w[k] * q[j, k]
+                V[i, j] = s
+    if not finite or not _cholesky_call(V, C, invd, d):  # non-finite input: fall back to the identity
+        for i in range(d):
+            for j in range(i):
+                V[i, j] = 0.0
+            V[i, i] = 1.0
+        _cholesky_call(V, C, invd, d)
+
+
+@numba.njit(cache=True)
+def _audit_dump(row, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, out):
+    """Store the released quantities of round t for the audit (evaluated in numpy afterwards).
+
+    Row layout: t, β_t, log det V_t, H_t packed (d(d+1)/2), h_t (d), V_t packed (d(d+1)/2),
+    θ̃_t (d) — see :func:`audit_layout`.
+    """
+    pd_ = d * (d + 1) // 2
+    out[row, 0] = t
+    out[row, 1] = beta
+    out[row, 2] = logdet
+    o = 3
+    for i in range(d):
+        for j in range(i + 1):
+            p = i * (i + 1) // 2 + j
+            val = Nsum[p] if mech != 0 else 0.0
+            if i == j:
+                val += shift
+            out[row, o + p] = val
+    o += pd_
+    for i in range(d):
+        out[row, o + i] = Nsum[pd_ + i] if mech != 0 else 0.0
+    o += d
+    for i in range(d):
+        for j in range(i + 1):
+            out[row, o + i * (i + 1) // 2 + j] = V[i, j]
+    o += pd_
+    # θ̃ = C⁻ᵀ y (back substitution)
+    for i in range(d - 1, -1, -1):
+        s = yv[i]
+        for k in range(i + 1, d):
+            s -= C[k, i] * out[row, o + k]
+        out[row, o + i] = s * invd[i]
+
+
+def audit_layout(d: int) -> dict[str, slice]:
+    """Column slices of the raw audit rows written by the kernel."""
+    pd_ = d * (d + 1) // 2
+    return {"t": slice(0, 1), "beta": slice(1, 2), "logdet": slice(2, 3), "H": slice(3, 3 + pd_),
+            "h": slice(3 + pd_, 3 + pd_ + d), "V": slice(3 + pd_ + d, 3 + 2 * pd_ + d),
+            "theta_hat": slice(3 + 2 * pd_ + d, 3 + 2 * pd_ + 2 * d)}
+
+
+def audit_width(d: int) -> int:
+    return 3 + d * (d + 1) + 2 * d
+
+
+@numba.njit(cache=True, inline="always")
+def _draw_node(noise, mech, d1, df, node_scale, sigma_noise, abuf, eta, lv):
+    if mech == 1:
+        sym_gaussian_packed_into(noise, sigma_noise, d1, True, eta[lv])
+    else:
+        bartlett_packed_into(noise, df, d1, node_scale, True, abuf, eta[lv])
+
+
+@numba.njit(cache=True)
+def _tree_advance(noise, mech, t, m, d1, df, node_scale, sigma_noise, abuf, eta, Nsum):
+    """Move the path-tree noise to the release of round t (leaf s = t − 1); return the node draws.
+
+    Round 1 draws levels 0..m−1; round t ≥ 2 redraws levels 0..min(tz(t−1), m−1) in increasing
+    order.  ``Nsum`` (packed, corner dropped) is updated by subtract/add, and recomputed exactly
+    from the m stored noises on round 1 and whenever the refresh reaches
+    :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round, independent of d
+    (compiled once for every dimension).
+    """
+    npk = Nsum.shape[0]
+    top = m - 1 if t == 1 else path_refresh_top(t - 1, m)
+    exact = t == 1 or top >= _REFRESH
+    for lv in range(top + 1):
+        if not exact:
+            for p in range(npk):
+                Nsum[p] -= eta[lv, p]
+        _draw_node(noise, mech, d1, df, node_scale, sigma_noise, abuf, eta, lv)
+        if not exact:
+            for p in range(npk):
+                Nsum[p] += eta[lv, p]
+    if exact:
+        for p in range(npk):
+            s = 0.0
+            for lv in range(m):
+                s += eta[lv, p]
+            Nsum[p] = s
+    return top + 1
+
+
+@numba.njit(cache=True, inline="always")
+def _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv):
+    """V_t = G + N[:d,:d] + shift·I, ũ_t = u + N[:d,d]; Cholesky V = C Cᵀ (PD fallback of spec §2.4);
+    y = C⁻¹ũ.  Returns (log det V_t, 1 if the fallback was used else 0)."""
+    pd_ = d * (d + 1) // 2
+    for i in range(d):
+        base = i * (i + 1) // 2
+        if mech != 0:
+            for j in range(i + 1):
+                V[i, j] = G[i, j] + Nsum[base + j]
+            ut[i] = u[i] + Nsum[pd_ + i]
+        else:
+            for j in range(i + 1):
+                V[i, j] = G[i, j]
+            ut[i] = u[i]
+        V[i, i] += shift
+    failed = 0
+    if not _cholesky(V, C, invd, d):
+        failed = 1
+        _pd_fallback(V, C, invd, d)
+    # log det V = 2 Σ log C_ii (products of ≤ 8 factors between logs)
+    logdet = 0.0
+    prod = 1.0
+    for i in range(d):
+        prod *= C[i, i]
+        if (i & 7) == 7:
+            logdet += math.log(prod)
+            prod = 1.0
+    logdet = 2.0 * (logdet + math.log(prod))
+    for i in range(d):
+        s = ut[i]
+        for k in range(i):
+            s -= C[i, k] * yv[k]
+        yv[i] = s * invd[i]
+    return logdet, failed
+
+
+@numba.njit(cache=True, inline="always")
+def _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B):
+    """B = C⁻¹Q = hs·(C⁻¹ − hc·(C⁻¹hv) hvᵀ), so that C⁻¹x = B x' for x = Q x' (x' in the θ* = e₁ basis)."""
+    for j in range(d):
+        Ci[j, j] = invd[j]
+        for i in range(j + 1, d):
+            s = 0.0
+            for k in range(j, i):
+                s -= C[i, k] * Ci[k, j]
+            Ci[i, j] = s * invd[i]
+    for i in range(d):
+        s = 0.0
+        for k in range(i + 1):
+            s += Ci[i, k] * hv[k]
+        cv[i] = hc * s
+    for i in range(d):
+        for k in range(d):
+            cik = Ci[i, k] if k <= i else 0.0
+            B[i, k] = hs * (cik - cv[i] * hv[k])
+
+
+@numba.njit(cache=True, inline="always")
+def _observe(env, reward_gauss, mu, x, G, u, d):
+    """Draw the reward of the chosen arm (mean μ) and update G += x xᵀ (lower), u += y x."""
+    if reward_gauss:
+        y = mu + _normal_call(env)
+    else:
+        y = 1.0 if rng_uniform(env) < 0.5 * (1.0 + mu) else -1.0
+    for i in range(d):
+        xi_ = x[i]
+        for j in range(i + 1):
+            G[i, j] += xi_ * x[j]
+        u[i] += y * xi_
+
+
+@numba.njit(cache=True)
+def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
+                   mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r,
+                   n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
+    """Run one episode of Algorithm 1, arms generated and scored on the fly (small d).
+
+    Parameters
+    ----------
+    env, noise : uint64[4] FastGenerator states (advanced in place) — environment / tree noise.
+    theta : (d,) unit vector θ*.
+    dim_tag : a tuple of d zeros (:func:`dim_tag`).  Its length is part of the numba type, so d is
+        a compile-time constant and each d gets its own cached specialisation with fully unrolled
+        d×d loops (≈2× faster at d = 5 than a run-time d).
+    K, opt_mean, low, high : arms per round, optimal mean, sub-optimal zone [low, high].
+    om, hv, hc, hs : 1 − t₀² of the zone sampler; Householder map Q x' = hs·(x' − hc⟨hv, x'⟩hv)
+        with Q e₁ = θ* (:func:`privopt.bandits.instances.householder`).
+    reward_gauss : False → ±1 rewards, True → μ + N(0, 1).
+    mech : 0 none (H = shift·I), 1 symmetric Gaussian nodes (σ = ``sigma_noise``),
+        2 Wishart nodes W_{d+1}(node_scale·I, df).
+    m : tree levels (node noises per release).
+    shift, kappa, xi, sigma_r : V = G + N + shift·I; β = sigma_r·sqrt(max(0, kappa + log det V)) + xi.
+    n_rounds : rounds to simulate (≤ 2^(m−1) for private variants).
+    rec_t, rec_out : sorted rounds (0 allowed) at which the cumulative pseudo-regret is stored.
+    audit_t, audit_out : sorted rounds to audit; (len, :func:`audit_width`) raw rows
+        (:func:`audit_layout`), evaluated by :func:`privopt.bandits.episodes.evaluate_audit`.
+    trace : int64 array of length n_rounds (chosen arm index per round) or length 0.
+
+    Returns (pd_failures, n_optimal_choices, node_draws).
+    """
+    d = len(dim_tag)
+    npk = (d + 1) * (d + 2) // 2 - 1
+    # ---- preallocation (nothing is allocated inside the round loop) ----
+    G = np.zeros((d, d))
+    u = np.zeros(d)
+    V = np.zeros((d, d))
+    C = np.zeros((d, d))
+    Ci = np.zeros((d, d))   # C⁻¹ (lower triangular)
+    B = np.zeros((d, d))    # C⁻¹ Q
+    invd = np.zeros(d)
+    ut = np.zeros(d)
+    yv = np.zeros(d)
+    cv = np.zeros(d)
+    g = np.zeros(d)
+    bg = np.zeros(d)
+    x = np.zeros(d)
+    eta = np.zeros((m if mech != 0 else 1, npk))
+    Nsum = np.zeros(npk)
+    abuf = np.zeros((d + 1, d + 1))
+    width = high - low
+    do_trace = trace.shape[0] > 0
+    n_rec = rec_t.shape[0]
+    n_aud = audit_t.shape[0]
+    ri = 0
+    ai = 0
+    while ri < n_rec and rec_t[ri] <= 0:
+        rec_out[ri] = 0.0
+        ri += 1
+    pd_fail = 0
+    n_opt = 0
+    draws = 0
+    cum = 0.0
+    for t in range(1, n_rounds + 1):
+        # ---- tree noise of round t (path construction, spec §3.3) ----
+        if mech != 0:
+            draws += _tree_advance(noise, mech, t, m, d + 1, df, node_scale, sigma_noise, abuf, eta, Nsum)
+        # ---- released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t ----
+        logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+        pd_fail += failed
+        arg = kappa + logdet
+        beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
+        _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
+        # ---- decision set, scored on the fly: w = B x' = T·B[:,0] + sc·B[:,1:]g ----
+        jo = int(rng_uniform(env) * K)
+        best = -1
+        best_ucb = -np.inf
+        best_t = 0.0
+        best_sc = 0.0
+        for j in range(K):
+            tj, sc = draw_arm_prime(env, d, j == jo, opt_mean, low, width, om, g)
+            mean = 0.0
+            nrm = 0.0
+            for i in range(d):
+                s = 0.0
+                for k in range(1, d):
+                    s += B[i, k] * g[k]
+                wi = tj * B[i, 0] + sc * s
+                mean += yv[i] * wi
+                nrm += wi * wi
+            ucb = mean + beta * math.sqrt(nrm)
+            if best < 0 or ucb > best_ucb + TIE_RTOL * abs(best_ucb):
+                best_ucb = ucb
+                best = j
+                best_t = tj
+                best_sc = sc
+                for i in range(1, d):
+                    bg[i] = g[i]
+        if best == jo:
+            n_opt += 1
+        if do_trace:
+            trace[t - 1] = best
+        while ai < n_aud and audit_t[ai] == t:
+            _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
+            ai += 1
+        # ---- reward, statistics, regret ----
+        _embed(best_t, best_sc, bg, hv, hc, hs, d, x)
+        _observe(env, reward_gauss, best_t, x, G, u, d)
+        cum += opt_mean - best_t
+        while ri < n_rec and rec_t[ri] == t:
+            rec_out[ri] = cum
+            ri += 1
+    return pd_fail, n_opt, draws
+
+
+@numba.njit(cache=True)
+def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
+                           reward_gauss, mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r,
+                           n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
+    """Same algorithm, same random streams and decisions as :func:`episode_kernel`, for large K·d.
+
+    Spec §9.2's matrix form.  Each round the K arms are drawn (canonical order) into a K×d buffer X'
+    in the θ* = e₁ basis (row j = (T_j, sc_j·g_j)); with B = C⁻¹Q one BLAS matrix product
+    W = X' Bᵀ (``np.dot`` into a preallocated buffer) gives all w_j = C⁻¹x_j at once, then
+    mean_j = ⟨Bᵀy, x'_j⟩ and ‖w_j‖².  Nothing is allocated inside the
+    round loop.  ≈5× faster than :func:`episode_kernel` at d = 64 (K = 4096), slower for d ≲ 10.
+    BLAS threads: set ``OPENBLAS_NUM_THREADS=1`` (or equivalent) when running one job per core.
+    """
+    d = len(dim_tag)
+    npk = (d + 1) * (d + 2) // 2 - 1
+    G = np.zeros((d, d))
+    u = np.zeros(d)
+    V = np.zeros((d, d))
+    C = np.zeros((d, d))
+    Ci = np.zeros((d, d))
+    B = np.zeros((d, d))
+    invd = np.zeros(d)
+    ut = np.zeros(d)
+    yv = np.zeros(d)
+    cv = np.zeros(d)
+    tp = np.zeros(d)   # θ' = Bᵀy (UCB mean coefficients in the e₁ basis)
+    g = np.zeros(d)
+    x = np.zeros(d)
+    Xp = np.zeros((K, d))   # arms as rows (contiguous per arm)
+    W = np.zeros((K, d))
+    Bt = np.zeros((d, d))
+    mean = np.zeros(K)
+    nrm = np.zeros(K)
+    eta = np.zeros((m if mech != 0 else 1, npk))
+    Nsum = np.zeros(npk)
+    abuf = np.zeros((d + 1, d + 1))
+    width = high - low
+    do_trace = trace.shape[0] > 0
+    n_rec = rec_t.shape[0]
+    n_aud = audit_t.shape[0]
+    ri = 0
+    ai = 0
+    while ri < n_rec and rec_t[ri] <= 0:
+        rec_out[ri] = 0.0
+        ri += 1
+    pd_fail = 0
+    n_opt = 0
+    draws = 0
+    cum = 0.0
+    for t in range(1, n_rounds + 1):
+        if mech != 0:
+            draws += _tree_advance(noise, mech, t, m, d + 1, df, node_scale, sigma_noise, abuf, eta, Nsum)
+        logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+        pd_fail += failed
+        arg = kappa + logdet
+        beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
+        _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
+        for k in range(d):
+            s = 0.0
+            for i in range(d):
+                s += B[i, k] * yv[i]
+            tp[k] = s
+        # ---- decision set into X' (rows; θ* = e₁ basis) ----
+        jo = int(rng_uniform(env) * K)
+        for j in range(K):
+            tj, sc = draw_arm_prime(env, d, j == jo, opt_mean, low, width, om, g)
+            Xp[j, 0] = tj
+            for i in range(1, d):
+                Xp[j, i] = sc * g[i]
+        # ---- W = X' Bᵀ (BLAS), then means ⟨θ', x'_j⟩ and squared norms ‖w_j‖² ----
+        for i in range(d):
+            for k in range(d):
+                Bt[k, i] = B[i, k]
+        np.dot(Xp, Bt, W)
+        for j in range(K):
+            s = 0.0
+            q = 0.0
+            for i in range(d):
+                s += tp[i] * Xp[j, i]
+                q += W[j, i] * W[j, i]
+            mean[j] = s
+            nrm[j] = q
+        best = 0
+        best_ucb = mean[0] + beta * math.sqrt(nrm[0])
+        for j in range(1, K):
+            ucb = mean[j] + beta * math.sqrt(nrm[j])
+            if ucb > best_ucb + TIE_RTOL * abs(best_ucb):
+                best_ucb = ucb
+                best = j
+        if best == jo:
+            n_opt += 1
+        if do_trace:
+            trace[t - 1] = best
+        while ai < n_aud and audit_t[ai] == t:
+            _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
+            ai += 1
+        # chosen arm back to the original basis: x = Q x'
+        mu = Xp[best, 0]
+        proj = 0.0
+        for i in range(d):
+            proj += hv[i] * Xp[best, i]
+        proj *= hc
+        for i in range(d):
+            x[i] = hs * (Xp[best, i] - proj * hv[i])
+        _observe(env, reward_gauss, mu, x, G, u, d)
+        cum += opt_mean - mu
+        while ri < n_rec and rec_t[ri] == t:
+            rec_out[ri] = cum
+            ri += 1
+    return pd_fail, n_opt, draws

@@ -1,0 +1,370 @@
+"""Constants of the private LinUCB variants (spec private-linear-bandits.md §1.2, §3–§7.5, App. B).
+
+Every variant of Algorithm 1 is described by one immutable :class:`VariantParams`:
+the node-noise mechanism of the tree (none / symmetric Gaussian / Wishart), its
+per-node parameter, the diagonal ``shift`` added to the d×d block of the released
+matrix, and the accuracy bounds ``(ρ_min, ρ_max, γ)`` that enter the confidence width
+
+    β_t = σ·sqrt(max(0, 2·log(2/α) + log det V_t − d·log ρ_min)) + S·sqrt(ρ_max) + γ      (Prop. 4, spec §2.2)
+
+All logarithms are natural.  Constants are always computed for the *full* horizon
+``n`` of the experiment (``m``, ``α = 1/n``, ``k``, ``c``, ``Υ``, ``γ``); a quick run is a
+prefix of ``n_rounds ≤ n`` rounds of the same algorithm (spec §9.4).
+
+Summary of the formulas (L̃² = L² + B̃², Δ₈ = √d + sqrt(2 log(8n/α)), Δ₂ = √d + sqrt(2 log(2n/α))):
+
+=====================  ============================================================  ========
+quantity               formula                                                       spec
+=====================  ============================================================  ========
+m                      ⌈log2(n) + 1⌉ = 1 + ⌈log2 n⌉                                  §1.2, §11.17
+k (paper)              d + 1 + ⌈224·m·ε⁻²·log(8m/δ)·log(2/δ)⌉                        §4.1
+k (authors_code)       d + 1 + ⌊28·log(4/δ₀)/ε₀²⌋, δ₀ = δ/(m+1),                     §4.4
+                       ε₀ = ε/sqrt(8m·log((m+1)/δ))
+Wishart unshifted      ρ_min = L̃²(√(mk) − Δ₈)², ρ_max = L̃²(√(mk) + Δ₈)², γ = L̃·Δ₂   §4.2
+c (Eq. 4)              ρ_min − 4L̃²√(mk)·Δ₈                                           §4.3
+Wishart shifted        shift −c; ρ'_min = 4L̃²√(mk)Δ₈, ρ'_max = 2ρ'_min,              §4.3
+                       γ' = L̃·sqrt(√(mk)·Δ₂) (prop9) or γ·sqrt(ρ_min/ρ'_min) (claim20)
+Gaussian σ_noise       4·√m·L̃²·log(4/δ)/ε                                            §5.1
+Υ                      σ_noise·sqrt(2m)·(4√d + 2 log(2n/α))                          §5.2
+Gaussian               shift +2Υ; ρ_min = Υ, ρ_max = 3Υ,                             §5.2
+                       γ = σ_noise·sqrt(m/Υ)·Δ₂
+NonPrivate             H = ρ·I (ρ = 1): shift ρ, ρ_min = ρ_max = ρ, γ = 0            §6
+target ρ* (Fig. 5)     s = ρ* − ρ⁰_min, ρ_max = ρ⁰_max + s, γ rescaled (Claim 20)    §7.5.1
+=====================  ============================================================  ========
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "VariantParams",
+    "VARIANTS",
+    "MECHANISMS",
+    "K_RULES",
+    "GAMMA_RULES",
+    "tree_levels",
+    "default_alpha",
+    "wishart_df",
+    "gaussian_node_sigma",
+    "gaussian_upsilon",
+    "nonprivate_params",
+    "wishart_params",
+    "gaussian_params",
+    "variant_params",
+    "params_for_rho_min",
+    "rho_min_grid",
+]
+
+VARIANTS = ("nonprivate", "gaussian", "wishart", "wishart_unshifted")
+MECHANISMS = ("none", "gaussian", "wishart")
+K_RULES = ("paper", "authors_code")
+GAMMA_RULES = ("prop9", "claim20")
+
+
+@dataclass(frozen=True)
+class VariantParams:
+    """Everything the learner of Algorithm 1 needs for one variant (spec §2.2).
+
+    Attributes
+    ----------
+    name : label of the variant ("nonprivate", "gaussian", "wishart", "wishart_unshifted",
+        or e.g. "gaussian@rho_min=3.8e+04" for a Fig. 5 grid point).
+    mechanism : "none" | "gaussian" | "wishart" — the tree's node-noise distribution.
+    n : full horizon the constants are computed for (``α = 1/n`` by default, ``m`` levels).
+    d : dimension of the actions.
+    m : number of tree levels = number of node noises in every release (``0`` for "none").
+    alpha : failure probability α of the confidence sets.
+    shift : added to the diagonal of the d×d block: ``V_t = G_t + N_t[:d,:d] + shift·I``
+        (−c shifted Wishart, 0 unshifted, +2Υ Gaussian, ρ non-private).
+    rho_min, rho_max, gamma : accuracy bounds of Definition 3 used in β_t.
+    sigma : sub-Gaussian parameter of the reward noise (1 for ±1 and N(0,1) rewards).
+    S : bound on ‖θ*‖.
+    L_tilde_sq : L̃² = L² + B̃², scale of the Wishart node noise ``W_{d+1}(L̃²I, k)``.
+    df : Wishart degrees of freedom k per node (Wishart only, else 0).
+    sigma_noise : standard deviation of the off-diagonal entries of a Gaussian node (else 0).
+    eps, delta : privacy parameters (None for non-private).
+    extras : derived reference quantities (c, Υ, unshifted bounds, rules used) for metadata.
+    """
+
+    name: str
+    mechanism: str
+    n: int
+    d: int
+    m: int
+    alpha: float
+    shift: float
+    rho_min: float
+    rho_max: float
+    gamma: float
+    sigma: float = 1.0
+    S: float = 1.0
+    L_tilde_sq: float = 2.0
+    df: int = 0
+    sigma_noise: float = 0.0
+    eps: float | None = None
+    delta: float | None = None
+    extras: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in MECHANISMS:
+            raise ValueError(f"mechanism must be one of {MECHANISMS}, got {self.mechanism!r}")
+        if not (self.rho_min > 0 and self.rho_max >= self.rho_min):
+            raise ValueError(f"need 0 < rho_min <= rho_max, got {self.rho_min}, {self.rho_max}")
+        if self.gamma < 0:
+            raise ValueError("gamma must be >= 0")
+        if not (0 < self.alpha < 1):
+            raise ValueError("alpha must be in (0, 1)")
+        if self.mechanism == "wishart" and self.df < self.d + 1:
+            raise ValueError("Wishart df must be >= d + 1")
+        if self.mechanism == "gaussian" and not self.sigma_noise > 0:
+            raise ValueError("Gaussian sigma_noise must be > 0")
+
+    @property
+    def kappa(self) -> float:
+        """Constant part of β_t under the root: 2·log(2/α) − d·log ρ_min (spec §2.2 line 3)."""
+        return 2.0 * math.log(2.0 / self.alpha) - self.d * math.log(self.rho_min)
+
+    @property
+    def xi(self) -> float:
+        """Constant additive part of β_t: S·sqrt(ρ_max) + γ (spec §2.2 line 4)."""
+        return self.S * math.sqrt(self.rho_max) + self.gamma
+
+    def beta(self, logdet_v: float) -> float:
+        """β_t of Prop. 4 for a given log det V_t (with the max(0, ·) guard, spec §2.2)."""
+        return self.sigma * math.sqrt(max(0.0, self.kappa + logdet_v)) + self.xi
+
+    def metadata(self) -> dict[str, Any]:
+        """Flat dict of the constants (for per-run metadata / parquet columns)."""
+        out = {k: v for k, v in asdict(self).items() if k != "extras"}
+        out.update({f"x_{k}": v for k, v in self.extras.items()})
+        return out
+
+
+# ----------------------------------------------------------------------------- helpers
+def _check_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_privacy(eps, delta) -> tuple[float, float]:
+    eps = float(eps)
+    delta = float(delta)
+    if not (math.isfinite(eps) and eps > 0):
+        raise ValueError(f"eps must be finite and > 0, got {eps}")
+    if not (0 < delta < 1):
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    return eps, delta
+
+
+def tree_levels(n: int) -> int:
+    """m = ⌈log2(n) + 1⌉ = 1 + ⌈log2 n⌉ levels; the tree has 2^(m−1) ≥ n leaves (spec §3.1, §11.17).
+
+    Exact integer arithmetic: ⌈log2 n⌉ = bit_length(n − 1).  27 for n = 5·10^7, 18 for 10^5.
+    """
+    n = _check_int(n, "n")
+    return 1 + (n - 1).bit_length()
+
+
+def default_alpha(n: int) -> float:
+    """α = 1/n (paper App. D; spec §11.4)."""
+    return 1.0 / _check_int(n, "n")
+
+
+def wishart_df(m: int, d: int, eps: float, delta: float, rule: str = "paper") -> int:
+    """Wishart degrees of freedom k per tree node (spec §4.1, §4.4, §11.3).
+
+    * ``paper``: k = d + 1 + ⌈224·m·ε⁻²·log(8m/δ)·log(2/δ)⌉ (Thm 8 with (ε₀, δ₀) =
+      (ε/sqrt(8m log(2/δ)), δ/(2m)));  139 115 at m = 27, d = 5, ε = 1, δ = 0.1.
+    * ``authors_code``: k = d + 1 + ⌊28·log(4/δ₀)/ε₀²⌋ with δ₀ = δ/(m+1),
+      ε₀ = ε/sqrt(8m·log((m+1)/δ)) (PrivateBandits.jl bookkeeping); 239 278 at the same point.
+    """
+    m = _check_int(m, "m")
+    d = _check_int(d, "d")
+    eps, delta = _check_privacy(eps, delta)
+    if rule == "paper":
+        return d + 1 + math.ceil(224.0 * m * math.log(8.0 * m / delta) * math.log(2.0 / delta) / eps**2)
+    if rule == "authors_code":
+        delta0 = delta / (m + 1)
+        eps0 = eps / math.sqrt(8.0 * m * math.log((m + 1) / delta))
+        return d + 1 + math.floor(28.0 * math.log(4.0 / delta0) / eps0**2)
+    raise ValueError(f"k rule must be one of {K_RULES}, got {rule!r}")
+
+
+def gaussian_node_sigma(m: int, eps: float, delta: float, L_tilde_sq: float = 2.0) -> float:
+    """σ_noise = 4·√m·L̃²·log(4/δ)/ε of each Gaussian node entry (paper §4.2, spec §5.1); 153.34 at paper scale."""
+    m = _check_int(m, "m")
+    eps, delta = _check_privacy(eps, delta)
+    return 4.0 * math.sqrt(m) * L_tilde_sq * math.log(4.0 / delta) / eps
+
+
+def gaussian_upsilon(sigma_noise: float, m: int, d: int, n: int, alpha: float) -> float:
+    """Υ = σ_noise·sqrt(2m)·(4√d + 2·log(2n/α)) — operator-norm bound of N_t[:d,:d] (spec §5.2)."""
+    return sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha))
+
+
+def _common(n, d, alpha):
+    n = _check_int(n, "n")
+    d = _check_int(d, "d")
+    alpha = default_alpha(n) if alpha is None else float(alpha)
+    if not (0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return n, d, alpha
+
+
+# ----------------------------------------------------------------------------- variants
+def nonprivate_params(n: int, d: int, *, rho: float = 1.0, alpha: float | None = None,
+                      sigma: float = 1.0, S: float = 1.0, name: str = "nonprivate") -> VariantParams:
+    """NonPrivate LinUCB: H_t = ρ·I, h_t = 0, ρ_min = ρ_max = ρ, γ = 0 (spec §6)."""
+    n, d, alpha = _common(n, d, alpha)
+    rho = float(rho)
+    return VariantParams(name=name, mechanism="none", n=n, d=d, m=0, alpha=alpha, shift=rho,
+                         rho_min=rho, rho_max=rho, gamma=0.0, sigma=sigma, S=S)
+
+
+def _wishart_unshifted_bounds(n, d, alpha, m, k, L_tilde_sq):
+    L2 = L_tilde_sq
+    smk = math.sqrt(m * k)
+    d8 = math.sqrt(d) + math.sqrt(2.0 * math.log(8.0 * n / alpha))
+    d2 = math.sqrt(d) + math.sqrt(2.0 * math.log(2.0 * n / alpha))
+    rho_min = L2 * (smk - d8) ** 2
+    rho_max = L2 * (smk + d8) ** 2
+    gamma = math.sqrt(L2) * d2
+    return smk, d8, d2, rho_min, rho_max, gamma
+
+
+def wishart_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, shifted: bool = True,
+                   gamma_rule: str = "prop9", k_rule: str = "paper", alpha: float | None = None,
+                   L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0,
+                   name: str | None = None) -> VariantParams:
+    """Wishart variants (spec §4): nodes W_{d+1}(L̃²I, k), N_t ~ W_{d+1}(L̃²I, m·k).
+
+    ``shifted=False`` — "WishartUnshifted" (§4.2): shift 0, ρ_min = L̃²(√(mk) − Δ₈)²,
+    ρ_max = L̃²(√(mk) + Δ₈)², γ = L̃·Δ₂.
+
+    ``shifted=True`` — "Wishart" (§4.3, Eq. 4): shift −c with c = ρ_min − ρ'_min,
+    ρ'_min = 4L̃²√(mk)Δ₈, ρ'_max = 8L̃²√(mk)Δ₈, and γ' by ``gamma_rule``:
+    ``prop9`` (Fig. 4 default) γ' = L̃·sqrt(√(mk)·Δ₂); ``claim20`` γ' = γ·sqrt(ρ_min/ρ'_min).
+    """
+    n, d, alpha = _common(n, d, alpha)
+    eps, delta = _check_privacy(eps, delta)
+    if gamma_rule not in GAMMA_RULES:
+        raise ValueError(f"gamma_rule must be one of {GAMMA_RULES}, got {gamma_rule!r}")
+    m = tree_levels(n)
+    k = wishart_df(m, d, eps, delta, k_rule)
+    smk, d8, d2, rho_min, rho_max, gamma = _wishart_unshifted_bounds(n, d, alpha, m, k, L_tilde_sq)
+    if rho_min <= 0 or smk <= d8:
+        raise ValueError("Wishart bounds degenerate: sqrt(mk) <= Δ8 (k too small for this n, d)")
+    extras = {"k_rule": k_rule, "rho_min_unshifted": rho_min, "rho_max_unshifted": rho_max,
+              "gamma_unshifted": gamma}
+    rho_min_s = 4.0 * L_tilde_sq * smk * d8
+    c = rho_min - rho_min_s
+    extras["c"] = c
+    if not shifted:
+        return VariantParams(name=name or "wishart_unshifted", mechanism="wishart", n=n, d=d, m=m,
+                             alpha=alpha, shift=0.0, rho_min=rho_min, rho_max=rho_max, gamma=gamma,
+                             sigma=sigma, S=S, L_tilde_sq=L_tilde_sq, df=k, eps=eps, delta=delta,
+                             extras=extras)
+    if gamma_rule == "prop9":
+        gamma_s = math.sqrt(L_tilde_sq) * math.sqrt(smk * d2)
+    else:
+        gamma_s = gamma * math.sqrt(rho_min / rho_min_s)
+    extras["gamma_rule"] = gamma_rule
+    return VariantParams(name=name or "wishart", mechanism="wishart", n=n, d=d, m=m, alpha=alpha,
+                         shift=-c, rho_min=rho_min_s, rho_max=2.0 * rho_min_s, gamma=gamma_s,
+                         sigma=sigma, S=S, L_tilde_sq=L_tilde_sq, df=k, eps=eps, delta=delta,
+                         extras=extras)
+
+
+def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alpha: float | None = None,
+                    L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0,
+                    name: str = "gaussian") -> VariantParams:
+    """Gaussian variant (spec §5): symmetric N(0, σ²_noise) nodes, shift +2Υ, ρ_min = Υ, ρ_max = 3Υ,
+    γ = σ_noise·sqrt(m/Υ)·(√d + sqrt(2 log(2n/α))) (Prop. 11, equality form)."""
+    n, d, alpha = _common(n, d, alpha)
+    eps, delta = _check_privacy(eps, delta)
+    m = tree_levels(n)
+    sn = gaussian_node_sigma(m, eps, delta, L_tilde_sq)
+    ups = gaussian_upsilon(sn, m, d, n, alpha)
+    d2 = math.sqrt(d) + math.sqrt(2.0 * math.log(2.0 * n / alpha))
+    gamma = sn * math.sqrt(m / ups) * d2
+    gamma_loose = math.sqrt(m * L_tilde_sq * (math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha)) / (math.sqrt(2.0) * eps))
+    return VariantParams(name=name, mechanism="gaussian", n=n, d=d, m=m, alpha=alpha, shift=2.0 * ups,
+                         rho_min=ups, rho_max=3.0 * ups, gamma=gamma, sigma=sigma, S=S,
+                         L_tilde_sq=L_tilde_sq, sigma_noise=sn, eps=eps, delta=delta,
+                         extras={"upsilon": ups, "gamma_loose": gamma_loose})
+
+
+def variant_params(name: str, n: int, d: int, eps: float = 1.0, delta: float = 0.1, *,
+                   gamma_rule: str = "prop9", k_rule: str = "paper", alpha: float | None = None,
+                   rho: float = 1.0, **kw) -> VariantParams:
+    """The four variants of Fig. 4 by name (spec §7.4):
+    "nonprivate" (ρ = 1), "gaussian" (+2Υ), "wishart" (−c, γ' by ``gamma_rule``), "wishart_unshifted"."""
+    if name == "nonprivate":
+        return nonprivate_params(n, d, rho=rho, alpha=alpha, **kw)
+    if name == "gaussian":
+        return gaussian_params(n, d, eps, delta, alpha=alpha, **kw)
+    if name == "wishart":
+        return wishart_params(n, d, eps, delta, shifted=True, gamma_rule=gamma_rule, k_rule=k_rule,
+                              alpha=alpha, **kw)
+    if name == "wishart_unshifted":
+        return wishart_params(n, d, eps, delta, shifted=False, k_rule=k_rule, alpha=alpha, **kw)
+    raise ValueError(f"unknown variant {name!r}; expected one of {VARIANTS}")
+
+
+def params_for_rho_min(mechanism: str, rho_target: float, n: int, d: int, eps: float = 1.0,
+                       delta: float = 0.1, *, k_rule: str = "paper", alpha: float | None = None,
+                       name: str | None = None, **kw) -> VariantParams:
+    """Variant whose shifted regulariser has high-probability lower bound ρ_min = ``rho_target`` (spec §7.5.1).
+
+    With (ρ⁰_min, ρ⁰_max, γ⁰) the bounds of the *unshifted* noise block N_t[:d,:d] and
+    H_t = N_t[:d,:d] + s·I:  s = ρ* − ρ⁰_min, ρ_min = ρ*, ρ_max = ρ⁰_max + s, and
+
+    * Gaussian (ρ⁰_min = −Υ, ρ⁰_max = +Υ): s = ρ* + Υ, ρ_max = ρ* + 2Υ,
+      γ(ρ*) = σ_noise·sqrt(m)·(√d + sqrt(2 log(2n/α)))/sqrt(ρ*)   (= §5 at ρ* = Υ);
+    * Wishart: γ(ρ*) = γ⁰·sqrt(ρ⁰_min/ρ*) if s ≤ 0 (Claim 20), γ⁰ if s > 0
+      (= §4.3 option (b) at ρ* = ρ'_min, = WishartUnshifted at s = 0).
+    """
+    rho_target = float(rho_target)
+    if not (math.isfinite(rho_target) and rho_target > 0):
+        raise ValueError(f"rho_target must be finite and > 0, got {rho_target}")
+    label = name or f"{mechanism}@rho_min={rho_target:.4g}"
+    if mechanism == "gaussian":
+        base = gaussian_params(n, d, eps, delta, alpha=alpha, **kw)
+        ups = base.extras["upsilon"]
+        d2 = math.sqrt(base.d) + math.sqrt(2.0 * math.log(2.0 * base.n / base.alpha))
+        gamma = base.sigma_noise * math.sqrt(base.m) * d2 / math.sqrt(rho_target)
+        extras = dict(base.extras, rho_target=rho_target)
+        return replace(base, name=label, shift=rho_target + ups, rho_min=rho_target,
+                       rho_max=rho_target + 2.0 * ups, gamma=gamma, extras=extras)
+    if mechanism == "wishart":
+        base = wishart_params(n, d, eps, delta, shifted=False, k_rule=k_rule, alpha=alpha, **kw)
+        r0, R0, g0 = base.rho_min, base.rho_max, base.gamma
+        s = rho_target - r0
+        gamma = g0 * math.sqrt(r0 / rho_target) if s <= 0 else g0
+        extras = dict(base.extras, rho_target=rho_target, gamma_rule="claim20")
+        return replace(base, name=label, shift=s, rho_min=rho_target, rho_max=R0 + s, gamma=gamma,
+                       extras=extras)
+    raise ValueError(f"mechanism must be 'gaussian' or 'wishart', got {mechanism!r}")
+
+
+def rho_min_grid(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, k_rule: str = "paper",
+                 alpha: float | None = None, include_shifted_wishart: bool = True, **kw) -> np.ndarray:
+    """Fig. 5 ρ_min grid (spec §7.5): ρ_i = lo·(hi/lo)^((i−1)/5), i = 0..7, lo = Υ (Gaussian default),
+    hi = unshifted-Wishart ρ_min, plus the shifted-Wishart ρ'_min as a 9th point; sorted ascending.
+
+    Paper constants: {3.800e4, 9.155e4, 1.690e5, 2.205e5, 5.313e5, 1.280e6, 3.083e6, 7.428e6, 1.789e7}.
+    """
+    lo = gaussian_params(n, d, eps, delta, alpha=alpha, **kw).rho_min
+    wu = wishart_params(n, d, eps, delta, shifted=False, k_rule=k_rule, alpha=alpha, **kw)
+    hi = wu.rho_min
+    grid = [lo * (hi / lo) ** ((i - 1) / 5.0) for i in range(8)]
+    if include_shifted_wishart:
+        grid.append(4.0 * wu.L_tilde_sq * math.sqrt(wu.m * wu.df)
+                    * (math.sqrt(wu.d) + math.sqrt(2.0 * math.log(8.0 * wu.n / wu.alpha))))
+    return np.array(sorted(grid))

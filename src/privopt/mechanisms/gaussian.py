@@ -1,0 +1,356 @@
+"""Gaussian sampling: the fast numba random-variate core and symmetric Gaussian node noise.
+
+Spec private-linear-bandits.md §5.1 (node noise) and §9.1 item 5 (fast RNG path).
+
+Random-variate core (numba; shared by the tree/Wishart samplers and the bandit kernels)
+--------------------------------------------------------------------------------------
+numba's legacy ``np.random`` costs ~40 ns per normal and its ``Generator`` support calls the bit
+generator through a function pointer (~5–6 ns per variate), which dominates a 1–2 µs bandit round.
+The core therefore implements, as small inlinable ``@njit`` functions on a ``uint64[4]`` state array:
+
+* ``xoshiro256++`` (Blackman & Vigna) — :func:`rng_next`;
+* uniforms on [0, 1): (next >> 11)·2⁻⁵³ — :func:`rng_uniform`;
+* standard normals by the 256-layer ziggurat (Marsaglia & Tsang 2000, in the layout of numpy's
+  ``random_standard_normal``: 8 index bits, 1 sign bit, 52 magnitude bits; exact tail and wedges)
+  — :func:`rng_normal`;
+* Gamma(a) by Marsaglia & Tsang's squeeze method (a ≥ 1; a < 1 via Gamma(a+1)·U^(1/a)) and
+  χ²_k = 2·Gamma(k/2) — :func:`rng_gamma`, :func:`rng_chisquare`.
+
+Seeding: :class:`FastGenerator` takes a ``numpy.random.SeedSequence`` (or an int, or draws from a
+``numpy.random.Generator``) and sets the state to ``SeedSequence.generate_state(4, uint64)``; the
+stream is a deterministic function of that SeedSequence.  ``FastGenerator`` exposes the numpy
+``Generator`` methods the project's samplers use (``random``, ``standard_normal``, ``normal``,
+``standard_gamma``, ``chisquare``), so plain-numpy reference code run on a ``FastGenerator`` consumes
+exactly the same numbers as a numba kernel given its ``.state`` (which the kernel advances in place).
+
+Symmetric Gaussian node noise
+-----------------------------
+A symmetric Gaussian node of dimension D = d+1 with parameter σ is Z = (Z' + Z'ᵀ)/√2 with
+Z' i.i.d. N(0, σ²), i.e. independent entries up to symmetry with
+
+    Var Z_ij = σ² (i ≠ j),    Var Z_ii = 2σ².
+
+Two implementations consume a generator in the *same canonical order* and therefore give
+identical matrices for identical states: :func:`symmetric_gaussian` (plain numpy, any
+Generator-like object) and :func:`sym_gaussian_packed_into` (numba, on a state array, writes the
+packed lower triangle into a preallocated buffer; used inside the bandit kernel).
+
+Canonical order: ``D(D+1)/2`` standard normals (``D(D+1)/2 − 1`` with ``skip_corner``), filling
+the lower triangle row by row — (0,0), (1,0), (1,1), (2,0), … — which is also the *packed index*
+``p(i, j) = i(i+1)/2 + j`` (i ≥ j).  With ``skip_corner`` the last entry (D−1, D−1) is neither drawn
+nor set (the bandit learner never reads it; spec §11.6).  Diagonal draws are scaled by σ√2,
+off-diagonal draws by σ.
+
+The per-node σ for the tree-based LinUCB (σ_noise = 4√m·L̃²·log(4/δ)/ε) lives in
+:mod:`privopt.bandits.parameters`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "FastGenerator",
+    "rng_next",
+    "rng_uniform",
+    "rng_normal",
+    "rng_gamma",
+    "rng_chisquare",
+    "packed_size",
+    "packed_index",
+    "symmetric_gaussian",
+    "symmetric_gaussian_node_sampler",
+    "gaussian_node_sampler",
+    "sym_gaussian_packed_into",
+    "unpack_symmetric",
+]
+
+SQRT2 = math.sqrt(2.0)
+
+# ============================================================================ random-variate core
+_ZIG_R = 3.6541528853610087963519472518  # start of the tail of the 256-layer normal ziggurat
+_ZIG_V = 4.92867323399e-3  # common area of the layers
+
+
+def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Marsaglia–Tsang tables for 256 layers with 52-bit magnitudes (ki, wi, fi)."""
+    m1 = 2.0**52
+    ki = np.zeros(256, dtype=np.uint64)
+    wi = np.zeros(256)
+    fi = np.zeros(256)
+    dn = tn = _ZIG_R
+    q = _ZIG_V / math.exp(-0.5 * dn * dn)
+    ki[0] = np.uint64(int(dn / q * m1))
+    ki[1] = np.uint64(0)
+    wi[0] = q / m1
+    wi[255] = dn / m1
+    fi[0] = 1.0
+    fi[255] = math.exp(-0.5 * dn * dn)
+    for i in range(254, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(_ZIG_V / dn + math.exp(-0.5 * dn * dn)))
+        ki[i + 1] = np.uint64(int(dn / tn * m1))
+        tn = dn
+        fi[i] = math.exp(-0.5 * dn * dn)
+        wi[i] = dn / m1
+    return ki, wi, fi
+
+
+_KI, _WI, _FI = _ziggurat_tables()
+_U8 = np.uint64(8)
+_U1 = np.uint64(1)
+_U11 = np.uint64(11)
+_UFF = np.uint64(0xFF)
+_MANT = np.uint64(0x000FFFFFFFFFFFFF)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@numba.njit(cache=True, inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@numba.njit(cache=True, inline="always")
+def rng_next(s):
+    """Next 64-bit output of xoshiro256++ on the state ``s`` (uint64[4], updated in place)."""
+    s0 = s[0]
+    s1 = s[1]
+    s2 = s[2]
+    s3 = s[3]
+    result = _rotl(s0 + s3, 23) + s0
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
+    return result
+
+
+@numba.njit(cache=True, inline="always")
+def rng_uniform(s):
+    """Uniform on [0, 1) with 53 random bits."""
+    return float(rng_next(s) >> _U11) * _INV53
+
+
+@numba.njit(cache=True, inline="always")
+def rng_normal(s):
+    """Standard normal by the 256-layer ziggurat (exact; ≈99% of draws use one 64-bit output).
+
+    Fully inlined (no calls taking the state array), which keeps the hot path at a few ns.
+    """
+    while True:
+        r = rng_next(s)
+        idx = int(r & _UFF)
+        r >>= _U8
+        sign = r & _U1
+        rabs = (r >> _U1) & _MANT
+        x = float(rabs) * _WI[idx]
+        if sign:
+            x = -x
+        if rabs < _KI[idx]:
+            return x
+        if idx == 0:  # tail beyond r (Marsaglia's exponential rejection)
+            while True:
+                xx = -math.log1p(-rng_uniform(s)) / _ZIG_R
+                yy = -math.log1p(-rng_uniform(s))
+                if yy + yy > xx * xx:
+                    return -(_ZIG_R + xx) if ((rabs >> _U8) & _U1) else _ZIG_R + xx
+        elif (_FI[idx - 1] - _FI[idx]) * rng_uniform(s) + _FI[idx] < math.exp(-0.5 * x * x):
+            return x
+
+
+@numba.njit(cache=True, inline="always")
+def rng_gamma(s, a):
+    """Gamma(a, 1) (Marsaglia & Tsang 2000): exact for every a > 0."""
+    boost = 1.0
+    if a < 1.0:
+        boost = rng_uniform(s) ** (1.0 / a)
+        a += 1.0
+    dd = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * dd)
+    while True:
+        x = rng_normal(s)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = rng_uniform(s)
+        x2 = x * x
+        if u < 1.0 - 0.0331 * x2 * x2:
+            return dd * v * boost
+        if u > 0.0 and math.log(u) < 0.5 * x2 + dd * (1.0 - v + math.log(v)):
+            return dd * v * boost
+
+
+@numba.njit(cache=True, inline="always")
+def rng_chisquare(s, df):
+    """χ²_df = 2·Gamma(df/2)."""
+    return 2.0 * rng_gamma(s, 0.5 * df)
+
+
+@numba.njit(cache=True)
+def _fill_uniform(s, out):
+    for i in range(out.size):
+        out[i] = rng_uniform(s)
+
+
+@numba.njit(cache=True)
+def _fill_normal(s, out):
+    for i in range(out.size):
+        out[i] = rng_normal(s)
+
+
+@numba.njit(cache=True)
+def _fill_gamma(s, a, out):
+    for i in range(out.size):
+        out[i] = rng_gamma(s, a)
+
+
+def _seed_state(seed) -> np.ndarray:
+    if isinstance(seed, np.random.Generator):
+        seed = np.random.SeedSequence([int(v) for v in seed.integers(0, 2**32, size=8, dtype=np.uint64)])
+    elif seed is None or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)):
+        seed = np.random.SeedSequence(seed)
+    if not isinstance(seed, np.random.SeedSequence):
+        raise TypeError(f"seed must be a SeedSequence, int, Generator or None, got {seed!r}")
+    state = seed.generate_state(4, np.uint64)
+    if not state.any():  # the all-zero state is the one invalid xoshiro state
+        state[0] = np.uint64(0x9E3779B97F4A7C15)
+    return state
+
+
+class FastGenerator:
+    """xoshiro256++ stream with a numpy-``Generator``-like interface (see module docstring).
+
+    ``FastGenerator(seed)`` with ``seed`` a ``SeedSequence`` (recommended: from
+    :func:`privopt.seeding.seed_sequence`), an int, or a ``Generator`` (8 of its draws seed us).
+    ``.state`` is the uint64[4] array that numba kernels take and advance in place.
+    """
+
+    def __init__(self, seed=None) -> None:
+        self.state = _seed_state(seed)
+
+    def _fill(self, fn, size, *args):
+        if size is None:
+            out = np.empty(1)
+            fn(self.state, *args, out)
+            return float(out[0])
+        out = np.empty(size)
+        fn(self.state, *args, out.reshape(-1))
+        return out
+
+    def random(self, size=None):
+        return self._fill(_fill_uniform, size)
+
+    def standard_normal(self, size=None):
+        return self._fill(_fill_normal, size)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        return loc + scale * self.standard_normal(size)
+
+    def standard_gamma(self, shape, size=None):
+        if not shape > 0:
+            raise ValueError("shape must be > 0")
+        return self._fill(_fill_gamma, size, float(shape))
+
+    def chisquare(self, df, size=None):
+        if not df > 0:
+            raise ValueError("df must be > 0")
+        return 2.0 * self.standard_gamma(0.5 * df, size)
+
+    def __repr__(self) -> str:
+        return f"FastGenerator(state={[hex(int(v)) for v in self.state]})"
+
+
+# ============================================================================ symmetric Gaussian nodes
+
+
+def packed_size(dim: int, skip_corner: bool = False) -> int:
+    """Number of stored entries of a packed lower triangle: D(D+1)/2 (− 1 without the corner)."""
+    return dim * (dim + 1) // 2 - (1 if skip_corner else 0)
+
+
+@numba.njit(cache=True, inline="always")
+def packed_index(i, j):
+    """Packed lower-triangle index of entry (i, j), i ≥ j: i(i+1)/2 + j."""
+    return i * (i + 1) // 2 + j
+
+
+def unpack_symmetric(packed: np.ndarray, dim: int) -> np.ndarray:
+    """Full symmetric matrix from a packed lower triangle (missing corner → 0)."""
+    out = np.zeros((dim, dim))
+    rows, cols = np.tril_indices(dim)
+    p = np.asarray(packed, dtype=np.float64)
+    k = p.shape[-1]
+    out[rows[:k], cols[:k]] = p
+    out[cols[:k], rows[:k]] = p
+    return out
+
+
+def symmetric_gaussian(rng: np.random.Generator, dim: int, sigma: float, *, skip_corner: bool = False,
+                       size: int | None = None) -> np.ndarray:
+    """Symmetric Gaussian matrix (off-diagonal N(0, σ²), diagonal N(0, 2σ²)) — numpy reference.
+
+    Draws in the canonical order of the module docstring; ``size`` stacks independent matrices
+    (drawn one after the other).  With ``skip_corner`` the (D−1, D−1) entry is 0 and not drawn.
+    """
+    if dim < 1:
+        raise ValueError("dim must be >= 1")
+    if not sigma >= 0:
+        raise ValueError("sigma must be >= 0")
+    count = packed_size(dim, skip_corner)
+    rows, cols = np.tril_indices(dim)
+    rows, cols = rows[:count], cols[:count]
+    scale = np.where(rows == cols, SQRT2 * sigma, sigma)
+    reps = 1 if size is None else int(size)
+    out = np.zeros((reps, dim, dim))
+    for r in range(reps):
+        z = rng.standard_normal(count) * scale
+        out[r, rows, cols] = z
+        out[r, cols, rows] = z
+    return out[0] if size is None else out
+
+
+def symmetric_gaussian_node_sampler(dim: int, sigma: float, *, skip_corner: bool = False):
+    """Node-noise sampler ``f(rng) -> (dim, dim)`` for :class:`privopt.mechanisms.tree.TreeAggregator`."""
+
+    def sample(rng: np.random.Generator) -> np.ndarray:
+        return symmetric_gaussian(rng, dim, sigma, skip_corner=skip_corner)
+
+    return sample
+
+
+def gaussian_node_sampler(shape, sigma: float):
+    """I.i.d. N(0, σ²) node noise of any shape (generic tree counters over vectors/matrices)."""
+    shape = tuple(np.atleast_1d(shape).astype(int)) if not isinstance(shape, tuple) else shape
+
+    def sample(rng: np.random.Generator) -> np.ndarray:
+        return sigma * rng.standard_normal(shape)
+
+    return sample
+
+
+@numba.njit(cache=True, inline="always")
+def sym_gaussian_packed_into(state, sigma, dim, skip_corner, out):
+    """Numba twin of :func:`symmetric_gaussian` on a :class:`FastGenerator` state (same draws).
+
+    Writes the packed lower triangle into ``out`` (length ≥ packed size); no allocation.
+    """
+    count = dim * (dim + 1) // 2 - (1 if skip_corner else 0)
+    sd = sigma * 1.4142135623730951
+    p = 0
+    for i in range(dim):
+        for j in range(i + 1):
+            if p >= count:
+                return
+            z = rng_normal(state)
+            out[p] = z * (sd if i == j else sigma)
+            p += 1
