@@ -15,6 +15,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/chaturvedi2021.smk"
+include: "workflow/rules/shariff2018.smk"
 include: "workflow/rules/report.smk"
 
 

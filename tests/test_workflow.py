@@ -142,6 +142,10 @@ SMOKE_OUTPUTS = [
     "logs/notebooks/chaturvedi2021_fig2.ipynb",
     "results/claims/chaturvedi2021.csv",
     "results/paper/index.html",
+    *[f"results/shariff2018/tables/fig{i}.csv" for i in range(1, 6)],
+    *[f"results/figures/shariff2018/fig{i}.{ext}" for i in range(1, 6) for ext in ("pdf", "png")],
+    *[f"logs/notebooks/shariff2018_fig{i}.ipynb" for i in range(1, 6)],
+    "results/claims/shariff2018.csv",
 ]
 
 
@@ -158,6 +162,10 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert set(claims["verdict"]) <= {"reproduced", "not reproduced", "not evaluated"}
     assert {"F1-a", "F1-b", "F1-c", "F2-a", "F2-b", "F2-d"} <= set(claims["claim"])
     assert (claims["scale"] == "smoke").all()
+    sh_claims = pd.read_csv(work / "results/claims/shariff2018.csv")
+    assert set(sh_claims["verdict"]) <= {"reproduced", "not reproduced", "not evaluated"}
+    assert {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b"} <= set(sh_claims["claim"])
+    assert (sh_claims["scale"] == "smoke").all()
     html = (work / "results/paper/index.html").read_text()
     assert "Original caption" in html and "F1-c" in html and "data:image/png;base64," in html
     # No temporary files left behind anywhere.
@@ -175,7 +183,8 @@ def test_snakemake_report_is_built(smoke_runs):
 @pytest.mark.slow
 def test_tables_identical_with_one_and_two_cores(smoke_runs):
     for rel in ["results/chaturvedi2021/tables/fig1.csv", "results/chaturvedi2021/tables/fig2.csv",
-                "results/claims/chaturvedi2021.csv"]:
+                "results/claims/chaturvedi2021.csv", "results/shariff2018/tables/fig4.csv",
+                "results/claims/shariff2018.csv"]:
         a = (smoke_runs[1] / rel).read_bytes()
         b = (smoke_runs[2] / rel).read_bytes()
         assert a == b, rel

@@ -120,3 +120,49 @@ def ch_grid_modes():
 
 def ch_figure_files(figure):
     return [f"results/figures/chaturvedi2021/{figure}.{ext}" for ext in ("pdf", "png")]
+
+
+# Shariff & Sheffet (2018): run files, tables and figure files of Experiments 1–3.
+SH = config["shariff2018"]
+
+
+def _check_shariff(cfg):
+    for exp in ("exp1", "exp2", "exp3"):
+        rounds = cfg[exp]["n_rounds"]
+        if rounds is not None and rounds > cfg[exp]["n"]:
+            raise ConfigError(
+                f"config key shariff2018.{exp}.n_rounds = {rounds} exceeds shariff2018.{exp}.n = {cfg[exp]['n']} "
+                "(quick runs are prefixes of the full-horizon run)"
+            )
+
+
+_check_shariff(SH)
+
+
+def sh_gap(gap):
+    """Path form of a gap Δ (0, 0.00625, 0.1)."""
+    return f"{float(gap):g}"
+
+
+def sh_run_files(experiment):
+    """Every run file of one experiment (parameter point × seed block)."""
+    cfg = SH[experiment]
+    blocks = seed_blocks(cfg["runs"], cfg["seeds_per_job"])
+    root = f"results/shariff2018/runs/{experiment}"
+    if experiment == "exp1":
+        points = [f"reward~{r}/d~{d}" for r in cfg["rewards"] for d in cfg["dims"]]
+    elif experiment == "exp2":
+        points = [f"gap~{sh_gap(g)}" for g in cfg["gaps"]]
+    else:
+        points = [f"mechanism~{m}/gap~{sh_gap(g)}" for m in cfg["mechanisms"] for g in cfg["gaps"]]
+    return [f"{root}/{point}/seeds~{block}.parquet" for point in points for block in blocks]
+
+
+def sh_settings(experiment):
+    """The settings a run job depends on (everything of its experiment but the run bookkeeping)."""
+    return {k: v for k, v in SH[experiment].items() if k not in ("runs", "seeds_per_job", "dims", "rewards", "gaps", "mechanisms")}
+
+
+def sh_figure_files(figure):
+    return [f"results/figures/shariff2018/{figure}.{ext}" for ext in ("pdf", "png")]
+

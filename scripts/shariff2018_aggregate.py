@@ -1,0 +1,22 @@
+"""Snakemake entry: per-run curves of one experiment -> the tables of its figures (mean, std, SEM, N)."""
+
+import logging
+
+import pandas as pd
+
+from privopt.experiments.shariff2018 import claims
+from privopt.io import log_to_file, write_csv, write_parquet
+
+log_to_file(snakemake.log[0])
+records = pd.concat([pd.read_parquet(p) for p in snakemake.input], ignore_index=True)
+experiment = snakemake.params.experiment
+tables = claims.tables_for(experiment, records, settings=snakemake.params.settings,
+                          mechanisms=getattr(snakemake.params, "mechanisms", None))
+for name, frame in tables.items():
+    path = snakemake.output[name]
+    if path.endswith(".parquet"):
+        write_parquet(frame, path)
+    else:
+        write_csv(frame, path, float_format="%.10g")
+logging.getLogger("aggregate").info("%s: %d records -> %s", experiment, len(records),
+                                    {k: len(v) for k, v in tables.items()})

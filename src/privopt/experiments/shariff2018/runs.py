@@ -1,0 +1,150 @@
+"""Shariff & Sheffet (2018): instances, variants and blocks of runs of Figures 1–5 (spec §7).
+
+All algorithmic work is done by :mod:`privopt.bandits`; this module only builds the instances
+and variants of each experiment, keys the random streams and returns tidy frames.
+
+Randomness: every run's streams come from ``privopt.seeding.seed_sequence(PAPER, experiment,
+params, seed)`` where ``params`` holds only what defines the *environment* of the run:
+
+* Exp. 1 (Figs. 2–3): ``{"reward", "d"}``;
+* Exp. 2 (Fig. 4): ``{"gap"}`` — all four variants of a seed see the same θ*, decision sets and
+  reward coins (common random numbers, :func:`privopt.bandits.run_episodes`);
+* Exp. 3 (Fig. 5): ``{"gap"}`` — every ρ_min grid point and both mechanisms share the environment,
+  and the Wishart grid points also share their noise matrices.
+
+Quick scale (spec §9.4): constants always use the full horizon ``n``; only ``n_rounds ≤ n`` rounds
+are simulated, so a quick curve is an exact prefix of the paper-scale curve.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from privopt import seeding
+from privopt.bandits import (
+    BanditInstance,
+    params_for_rho_min,
+    rho_min_grid,
+    run_episodes,
+    sample_decision_set,
+    variant_params,
+    wishart_params,
+    gaussian_params,
+)
+
+PAPER = "shariff2018"
+
+VARIANTS = ("nonprivate", "gaussian", "wishart", "wishart_unshifted")
+LABELS = {"nonprivate": "NonPrivate", "gaussian": "Gaussian", "wishart": "Wishart",
+          "wishart_unshifted": "WishartUnshifted"}
+MECHANISMS = ("wishart", "gaussian")
+
+#: per-run metadata kept beside every curve point
+RUN_COLUMNS = ("pd_failures", "n_optimal", "wall_s")
+
+
+def gap_label(gap: float) -> str:
+    """Path form of a gap (``0``, ``0.00625``, ``0.1``)."""
+    return f"{float(gap):g}"
+
+
+def seeds_for(experiment: str, params: dict, seeds: Sequence[int]) -> list[np.random.SeedSequence]:
+    return [seeding.seed_sequence(PAPER, experiment, params, int(s)) for s in seeds]
+
+
+def _tidy(batch, **columns) -> pd.DataFrame:
+    meta = batch.runs[["variant", "seed", *RUN_COLUMNS]]
+    out = batch.curves.merge(meta, on=["variant", "seed"], how="left")
+    for i, (k, v) in enumerate(columns.items()):
+        out.insert(i, k, v)
+    out["regret"] = out["regret"].astype(float)
+    return out
+
+
+# ----------------------------------------------------------------------------- Figure 1
+
+
+def decision_set(d: int = 3, K: int = 1000, gap: float = 0.1, seed: int = 0, theta=None) -> pd.DataFrame:
+    """One decision set of the common generator (spec §7.2): rows kind = optimal | action | theta."""
+    theta = np.ones(d) / math.sqrt(d) if theta is None else np.asarray(theta, dtype=float)
+    rng = seeding.rng(PAPER, "fig1", {"d": d, "K": K, "gap": float(gap)}, seed)
+    arms, means, j_opt = sample_decision_set(rng, theta, K, gap=gap)
+    kind = np.where(np.arange(K) == j_opt, "optimal", "action")
+    cols = {f"x{i}": arms[:, i] for i in range(d)}
+    frame = pd.DataFrame({"kind": kind, **cols, "mean": means})
+    th = pd.DataFrame({"kind": ["theta"], **{f"x{i}": [theta[i]] for i in range(d)}, "mean": [1.0]})
+    return pd.concat([frame, th], ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- Experiment 1
+
+
+def exp1_block(reward: str, d: int, seeds: Sequence[int], *, n: int, n_rounds: int | None = None,
+               gap: float = 0.1, rec_every: int = 1000) -> pd.DataFrame:
+    """Non-private LinUCB (ρ = 1) on d-dimensional instances, K = d² (spec §7.3)."""
+    n_rounds = n if n_rounds is None else int(n_rounds)
+    variant = variant_params("nonprivate", n, d)
+    instance = BanditInstance(d=d, gap=gap, reward=reward)
+    ss = seeds_for("exp1", {"reward": reward, "d": int(d)}, seeds)
+    batch = run_episodes([variant], instance, n_rounds, ss, labels=list(seeds), record=rec_every)
+    return _tidy(batch, experiment="exp1", reward=reward, d=int(d), gap=float(gap))
+
+
+# ----------------------------------------------------------------------------- Experiment 2
+
+
+def exp2_variants(n: int, d: int, eps: float, delta: float, *, gamma_rule: str = "prop9", k_rule: str = "paper",
+                  names: Sequence[str] = VARIANTS):
+    return [variant_params(v, n, d, eps, delta, gamma_rule=gamma_rule, k_rule=k_rule) for v in names]
+
+
+def exp2_block(gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None = None, d: int = 5,
+               eps: float = 1.0, delta: float = 0.1, variants: Sequence[str] = VARIANTS,
+               gamma_rule: str = "prop9", k_rule: str = "paper", rec_every: int = 5000) -> pd.DataFrame:
+    """The four variants of Fig. 4 on one gap, common random numbers per seed (spec §7.4)."""
+    n_rounds = n if n_rounds is None else int(n_rounds)
+    vs = exp2_variants(n, d, eps, delta, gamma_rule=gamma_rule, k_rule=k_rule, names=variants)
+    instance = BanditInstance(d=d, gap=float(gap))
+    ss = seeds_for("exp2", {"gap": float(gap)}, seeds)
+    batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds), record=rec_every)
+    return _tidy(batch, experiment="exp2", gap=float(gap), d=int(d))
+
+
+# ----------------------------------------------------------------------------- Experiment 3
+
+
+def exp3_grid(n: int, d: int, eps: float, delta: float, *, k_rule: str = "paper", rho_grid=None) -> list[float]:
+    """The ρ_min grid of Fig. 5: the §7.5 construction (9 points) unless values are given."""
+    if rho_grid:
+        return [float(r) for r in rho_grid]
+    return [float(r) for r in rho_min_grid(n, d, eps, delta, k_rule=k_rule)]
+
+
+def default_rho(mechanism: str, n: int, d: int, eps: float, delta: float, *, k_rule: str = "paper") -> dict:
+    """Dotted lines of Fig. 5: shifted defaults (Υ, ρ'_min) and the unshifted Wishart ρ_min."""
+    if mechanism == "gaussian":
+        return {"shifted Gaussian": gaussian_params(n, d, eps, delta).rho_min}
+    return {"shifted Wishart": wishart_params(n, d, eps, delta, shifted=True, k_rule=k_rule).rho_min,
+            "unshifted Wishart": wishart_params(n, d, eps, delta, shifted=False, k_rule=k_rule).rho_min}
+
+
+def exp3_block(mechanism: str, gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None = None,
+               d: int = 5, eps: float = 1.0, delta: float = 0.1, k_rule: str = "paper", rho_grid=None,
+               rec_points: int = 10) -> pd.DataFrame:
+    """One mechanism at every ρ_min of the grid on one gap (spec §7.5, §7.5.1)."""
+    n_rounds = n if n_rounds is None else int(n_rounds)
+    grid = exp3_grid(n, d, eps, delta, k_rule=k_rule, rho_grid=rho_grid)
+    vs = [params_for_rho_min(mechanism, rho, n, d, eps, delta, k_rule=k_rule, name=f"{mechanism}@{i}")
+          for i, rho in enumerate(grid)]
+    instance = BanditInstance(d=d, gap=float(gap))
+    ss = seeds_for("exp3", {"gap": float(gap)}, seeds)
+    batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds),
+                         record=max(1, n_rounds // max(1, int(rec_points))))
+    out = _tidy(batch, experiment="exp3", mechanism=mechanism, gap=float(gap), d=int(d))
+    rho_of = {v.name: v.rho_min for v in vs}
+    out.insert(3, "rho_min", out["variant"].map(rho_of).astype(float))
+    return out
