@@ -219,6 +219,7 @@ def test_kernels_equal_numpy_reference(variant, case):
         np.testing.assert_array_equal(res.theta, ref.theta)
         np.testing.assert_array_equal(res.extra["env_state_end"], ref.extra["env_state_end"])
         assert res.n_optimal == ref.n_optimal and res.pd_failures == ref.pd_failures == 0
+        assert res.node_draws == ref.node_draws
     if p.mechanism != "none":
         # the kernel's path tree drew m nodes, then 1 + min(tz(t−1), m−1) in rounds t ≥ 2
         expect = p.m + sum(1 + min((s & -s).bit_length() - 1, p.m - 1) for s in range(1, n_rounds))

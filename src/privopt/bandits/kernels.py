@@ -52,7 +52,13 @@ import numba
 import numpy as np
 
 from privopt.bandits.instances import _zone_accept_prob_nb
-from privopt.mechanisms.gaussian import rng_normal, rng_uniform, sym_gaussian_packed_into
+from privopt.mechanisms.gaussian import (
+    rng_load,
+    rng_normal_t,
+    rng_store,
+    rng_uniform_t,
+    sym_gaussian_packed_into,
+)
 from privopt.mechanisms.tree import EXACT_REFRESH_LEVEL, path_refresh_top
 from privopt.mechanisms.wishart import bartlett_packed_into
 
@@ -75,9 +81,10 @@ def dim_tag(d: int) -> tuple:
 
 
 @numba.njit(cache=True, inline="always")
-def draw_arm_prime(env, d, is_opt, opt_mean, a, width, om, g):
-    """Draw one arm in the θ* = e₁ basis, canonical order; return (T, sc) with x' = (T, sc·g).
+def draw_arm_prime(st, d, is_opt, opt_mean, a, width, om, g):
+    """Draw one arm in the θ* = e₁ basis, canonical order; return (T, sc, state) with x' = (T, sc·g).
 
+    ``st`` is an environment state tuple (:func:`privopt.mechanisms.gaussian.rng_load`).
     Zone arms: T on [a, a + width] by uniform-proposal rejection (``om`` = 1 − t₀²); then
     g ← d − 1 standard normals (written to g[1:]) and sc = sqrt((1 − T²)/‖g‖²).
     """
@@ -85,17 +92,19 @@ def draw_arm_prime(env, d, is_opt, opt_mean, a, width, om, g):
         t = opt_mean
     else:
         while True:
-            t = a + width * rng_uniform(env)
+            u1, st = rng_uniform_t(st)
+            t = a + width * u1
             if d == 3:
                 break
-            if rng_uniform(env) <= _zone_accept_prob_nb(t, om, d):
+            u2, st = rng_uniform_t(st)
+            if u2 <= _zone_accept_prob_nb(t, om, d):
                 break
     ss = 0.0
     for i in range(1, d):
-        z = rng_normal(env)
+        z, st = rng_normal_t(st)
         g[i] = z
         ss += z * z
-    return t, math.sqrt((1.0 - t * t) / ss)
+    return t, math.sqrt((1.0 - t * t) / ss), st
 
 
 @numba.njit(cache=True, inline="always")
@@ -120,13 +129,16 @@ def sample_decision_sets_nb(env, n_sets, K, opt_mean, a, b, om, hv, hc, hs, arms
     d = hv.shape[0]
     width = b - a
     g = np.zeros(d)
+    st = rng_load(env)
     for r in range(n_sets):
-        jo = int(rng_uniform(env) * K)
+        u, st = rng_uniform_t(st)
+        jo = int(u * K)
         j_opt[r] = jo
         for j in range(K):
-            t, sc = draw_arm_prime(env, d, j == jo, opt_mean, a, width, om, g)
+            t, sc, st = draw_arm_prime(st, d, j == jo, opt_mean, a, width, om, g)
             means[r, j] = t
             _embed(t, sc, g, hv, hc, hs, d, arms[r, j])
+    rng_store(env, st)
 
 
 @numba.njit(cache=True, inline="always")
@@ -148,11 +160,6 @@ def _cholesky(V, C, invd, d):
                 s2 -= C[i, k] * C[j, k]
             C[i, j] = s2 * inv
     return True
-
-
-@numba.njit(cache=True)
-def _normal_call(env):
-    return rng_normal(env)
 
 
 @numba.njit(cache=True)
@@ -293,35 +300,33 @@ def audit_width(d: int) -> int:
     return 3 + d * (d + 1) + 2 * d
 
 
-@numba.njit(cache=True, inline="always")
-def _draw_node(noise, mech, d1, df, node_scale, sigma_noise, abuf, eta, lv):
-    if mech == 1:
-        sym_gaussian_packed_into(noise, sigma_noise, d1, True, eta[lv])
-    else:
-        bartlett_packed_into(noise, df, d1, node_scale, True, abuf, eta[lv])
-
-
 @numba.njit(cache=True)
-def _tree_advance(noise, mech, t, m, d1, df, node_scale, sigma_noise, abuf, eta, Nsum):
+def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
     """Move the path-tree noise to the release of round t (leaf s = t − 1); return the node draws.
 
     Round 1 draws levels 0..m−1; round t ≥ 2 redraws levels 0..min(tz(t−1), m−1) in increasing
-    order.  ``Nsum`` (packed, corner dropped) is updated by subtract/add, and recomputed exactly
-    from the m stored noises on round 1 and whenever the refresh reaches
-    :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round, independent of d
-    (compiled once for every dimension).
+    order.  ``Nsum`` (packed, corner dropped) is updated by Nsum += new − old, and recomputed
+    exactly from the m stored noises on round 1 and whenever the refresh reaches
+    :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round
+    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).
     """
-    npk = Nsum.shape[0]
+    d1 = len(dim_tag) + 1
+    npk = d1 * (d1 + 1) // 2 - 1
     top = m - 1 if t == 1 else path_refresh_top(t - 1, m)
     exact = t == 1 or top >= _REFRESH
     for lv in range(top + 1):
-        if not exact:
+        if mech == 1:
+            sym_gaussian_packed_into(noise, sigma_noise, d1, True, nodebuf)
+        else:
+            bartlett_packed_into(noise, df, d1, node_scale, True, abuf, nodebuf)
+        if exact:
             for p in range(npk):
-                Nsum[p] -= eta[lv, p]
-        _draw_node(noise, mech, d1, df, node_scale, sigma_noise, abuf, eta, lv)
-        if not exact:
+                eta[lv, p] = nodebuf[p]
+        else:
             for p in range(npk):
-                Nsum[p] += eta[lv, p]
+                v = nodebuf[p]
+                Nsum[p] += v - eta[lv, p]
+                eta[lv, p] = v
     if exact:
         for p in range(npk):
             s = 0.0
@@ -390,17 +395,22 @@ def _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B):
 
 
 @numba.njit(cache=True, inline="always")
-def _observe(env, reward_gauss, mu, x, G, u, d):
-    """Draw the reward of the chosen arm (mean μ) and update G += x xᵀ (lower), u += y x."""
+def _observe(st, reward_gauss, mu, x, G, u, d):
+    """Draw the reward of the chosen arm (mean μ) and update G += x xᵀ (lower), u += y x.
+
+    Returns the new environment state tuple."""
     if reward_gauss:
-        y = mu + _normal_call(env)
+        z, st = rng_normal_t(st)
+        y = mu + z
     else:
-        y = 1.0 if rng_uniform(env) < 0.5 * (1.0 + mu) else -1.0
+        c, st = rng_uniform_t(st)
+        y = 1.0 if c < 0.5 * (1.0 + mu) else -1.0
     for i in range(d):
         xi_ = x[i]
         for j in range(i + 1):
             G[i, j] += xi_ * x[j]
         u[i] += y * xi_
+    return st
 
 
 @numba.njit(cache=True)
@@ -451,6 +461,7 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
     eta = np.zeros((m if mech != 0 else 1, npk))
     Nsum = np.zeros(npk)
     abuf = np.zeros((d + 1, d + 1))
+    nodebuf = np.zeros(npk)
     width = high - low
     do_trace = trace.shape[0] > 0
     n_rec = rec_t.shape[0]
@@ -464,10 +475,12 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
     n_opt = 0
     draws = 0
     cum = 0.0
+    est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
         # ---- tree noise of round t (path construction, spec §3.3) ----
         if mech != 0:
-            draws += _tree_advance(noise, mech, t, m, d + 1, df, node_scale, sigma_noise, abuf, eta, Nsum)
+            draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
+                                   Nsum)
         # ---- released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t ----
         logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
         pd_fail += failed
@@ -475,13 +488,14 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
         beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
         _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
         # ---- decision set, scored on the fly: w = B x' = T·B[:,0] + sc·B[:,1:]g ----
-        jo = int(rng_uniform(env) * K)
+        u0, est = rng_uniform_t(est)
+        jo = int(u0 * K)
         best = -1
         best_ucb = -np.inf
         best_t = 0.0
         best_sc = 0.0
         for j in range(K):
-            tj, sc = draw_arm_prime(env, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
             mean = 0.0
             nrm = 0.0
             for i in range(d):
@@ -508,11 +522,12 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
             ai += 1
         # ---- reward, statistics, regret ----
         _embed(best_t, best_sc, bg, hv, hc, hs, d, x)
-        _observe(env, reward_gauss, best_t, x, G, u, d)
+        est = _observe(est, reward_gauss, best_t, x, G, u, d)
         cum += opt_mean - best_t
         while ri < n_rec and rec_t[ri] == t:
             rec_out[ri] = cum
             ri += 1
+    rng_store(env, est)
     return pd_fail, n_opt, draws
 
 
@@ -552,6 +567,7 @@ def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, o
     eta = np.zeros((m if mech != 0 else 1, npk))
     Nsum = np.zeros(npk)
     abuf = np.zeros((d + 1, d + 1))
+    nodebuf = np.zeros(npk)
     width = high - low
     do_trace = trace.shape[0] > 0
     n_rec = rec_t.shape[0]
@@ -565,9 +581,11 @@ def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, o
     n_opt = 0
     draws = 0
     cum = 0.0
+    est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
         if mech != 0:
-            draws += _tree_advance(noise, mech, t, m, d + 1, df, node_scale, sigma_noise, abuf, eta, Nsum)
+            draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
+                                   Nsum)
         logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
         pd_fail += failed
         arg = kappa + logdet
@@ -579,9 +597,10 @@ def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, o
                 s += B[i, k] * yv[i]
             tp[k] = s
         # ---- decision set into X' (rows; θ* = e₁ basis) ----
-        jo = int(rng_uniform(env) * K)
+        u0, est = rng_uniform_t(est)
+        jo = int(u0 * K)
         for j in range(K):
-            tj, sc = draw_arm_prime(env, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
             Xp[j, 0] = tj
             for i in range(1, d):
                 Xp[j, i] = sc * g[i]
@@ -620,9 +639,10 @@ def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, o
         proj *= hc
         for i in range(d):
             x[i] = hs * (Xp[best, i] - proj * hv[i])
-        _observe(env, reward_gauss, mu, x, G, u, d)
+        est = _observe(est, reward_gauss, mu, x, G, u, d)
         cum += opt_mean - mu
         while ri < n_rec and rec_t[ri] == t:
             rec_out[ri] = cum
             ri += 1
+    rng_store(env, est)
     return pd_fail, n_opt, draws

@@ -128,7 +128,8 @@ def run_episode_reference(params: VariantParams, instance: BanditInstance, n_rou
         mu = means[j]
         y = draw_reward(env, mu, instance.reward)
         regret += instance.opt_mean - mu
-        learner.update(arms[j], y)
+        if t < n_rounds:  # (the kernel never advances the tree past the last release either)
+            learner.update(arms[j], y)
         while gi < grid.size and grid[gi] == t:
             out[gi] = regret
             gi += 1

@@ -6,7 +6,10 @@ Random-variate core (numba; shared by the tree/Wishart samplers and the bandit k
 --------------------------------------------------------------------------------------
 numba's legacy ``np.random`` costs ~40 ns per normal and its ``Generator`` support calls the bit
 generator through a function pointer (~5–6 ns per variate), which dominates a 1–2 µs bandit round.
-The core therefore implements, as small inlinable ``@njit`` functions on a ``uint64[4]`` state array:
+The core therefore implements, as small inlinable ``@njit`` functions, on a state *tuple* of four
+uint64 (``*_t`` functions: ``value, state = rng_normal_t(state)`` — the state stays in registers,
+≈15% faster in hot loops) and, as thin wrappers, on a ``uint64[4]`` state array
+(``rng_load``/``rng_store`` convert between the two):
 
 * ``xoshiro256++`` (Blackman & Vigna) — :func:`rng_next`;
 * uniforms on [0, 1): (next >> 11)·2⁻⁵³ — :func:`rng_uniform`;
@@ -54,6 +57,12 @@ import numpy as np
 
 __all__ = [
     "FastGenerator",
+    "rng_load",
+    "rng_store",
+    "rng_next_t",
+    "rng_uniform_t",
+    "rng_normal_t",
+    "rng_gamma_t",
     "rng_next",
     "rng_uniform",
     "rng_normal",
@@ -113,12 +122,24 @@ def _rotl(x, k):
 
 
 @numba.njit(cache=True, inline="always")
-def rng_next(s):
-    """Next 64-bit output of xoshiro256++ on the state ``s`` (uint64[4], updated in place)."""
-    s0 = s[0]
-    s1 = s[1]
-    s2 = s[2]
-    s3 = s[3]
+def rng_load(s):
+    """State array → state tuple (the ``*_t`` functions keep the state in registers)."""
+    return (s[0], s[1], s[2], s[3])
+
+
+@numba.njit(cache=True, inline="always")
+def rng_store(s, st):
+    """Write a state tuple back into the state array."""
+    s[0] = st[0]
+    s[1] = st[1]
+    s[2] = st[2]
+    s[3] = st[3]
+
+
+@numba.njit(cache=True, inline="always")
+def rng_next_t(st):
+    """xoshiro256++ step on a state tuple: returns (64-bit output, new state)."""
+    s0, s1, s2, s3 = st
     result = _rotl(s0 + s3, 23) + s0
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -127,27 +148,24 @@ def rng_next(s):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
-    s[0] = s0
-    s[1] = s1
-    s[2] = s2
-    s[3] = s3
-    return result
+    return result, (s0, s1, s2, s3)
 
 
 @numba.njit(cache=True, inline="always")
-def rng_uniform(s):
-    """Uniform on [0, 1) with 53 random bits."""
-    return float(rng_next(s) >> _U11) * _INV53
+def rng_uniform_t(st):
+    """Uniform on [0, 1) with 53 random bits: returns (u, new state)."""
+    r, st = rng_next_t(st)
+    return float(r >> _U11) * _INV53, st
 
 
 @numba.njit(cache=True, inline="always")
-def rng_normal(s):
+def rng_normal_t(st):
     """Standard normal by the 256-layer ziggurat (exact; ≈99% of draws use one 64-bit output).
 
-    Fully inlined (no calls taking the state array), which keeps the hot path at a few ns.
+    Returns (z, new state).  Fully inlined, no calls taking arrays: a few ns per draw.
     """
     while True:
-        r = rng_next(s)
+        r, st = rng_next_t(st)
         idx = int(r & _UFF)
         r >>= _U8
         sign = r & _U1
@@ -156,38 +174,75 @@ def rng_normal(s):
         if sign:
             x = -x
         if rabs < _KI[idx]:
-            return x
+            return x, st
         if idx == 0:  # tail beyond r (Marsaglia's exponential rejection)
             while True:
-                xx = -math.log1p(-rng_uniform(s)) / _ZIG_R
-                yy = -math.log1p(-rng_uniform(s))
+                u1, st = rng_uniform_t(st)
+                u2, st = rng_uniform_t(st)
+                xx = -math.log1p(-u1) / _ZIG_R
+                yy = -math.log1p(-u2)
                 if yy + yy > xx * xx:
-                    return -(_ZIG_R + xx) if ((rabs >> _U8) & _U1) else _ZIG_R + xx
-        elif (_FI[idx - 1] - _FI[idx]) * rng_uniform(s) + _FI[idx] < math.exp(-0.5 * x * x):
-            return x
+                    return (-(_ZIG_R + xx) if ((rabs >> _U8) & _U1) else _ZIG_R + xx), st
+        else:
+            u, st = rng_uniform_t(st)
+            if (_FI[idx - 1] - _FI[idx]) * u + _FI[idx] < math.exp(-0.5 * x * x):
+                return x, st
 
 
 @numba.njit(cache=True, inline="always")
-def rng_gamma(s, a):
-    """Gamma(a, 1) (Marsaglia & Tsang 2000): exact for every a > 0."""
+def rng_gamma_t(st, a):
+    """Gamma(a, 1) (Marsaglia & Tsang 2000), exact for every a > 0: returns (g, new state)."""
     boost = 1.0
     if a < 1.0:
-        boost = rng_uniform(s) ** (1.0 / a)
+        u0, st = rng_uniform_t(st)
+        boost = u0 ** (1.0 / a)
         a += 1.0
     dd = a - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * dd)
     while True:
-        x = rng_normal(s)
+        x, st = rng_normal_t(st)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
         v = v * v * v
-        u = rng_uniform(s)
+        u, st = rng_uniform_t(st)
         x2 = x * x
         if u < 1.0 - 0.0331 * x2 * x2:
-            return dd * v * boost
+            return dd * v * boost, st
         if u > 0.0 and math.log(u) < 0.5 * x2 + dd * (1.0 - v + math.log(v)):
-            return dd * v * boost
+            return dd * v * boost, st
+
+
+@numba.njit(cache=True, inline="always")
+def rng_next(s):
+    """Next 64-bit output of xoshiro256++ on the state array ``s`` (uint64[4], updated in place)."""
+    r, st = rng_next_t(rng_load(s))
+    rng_store(s, st)
+    return r
+
+
+@numba.njit(cache=True, inline="always")
+def rng_uniform(s):
+    """Uniform on [0, 1) with 53 random bits (state array version)."""
+    u, st = rng_uniform_t(rng_load(s))
+    rng_store(s, st)
+    return u
+
+
+@numba.njit(cache=True, inline="always")
+def rng_normal(s):
+    """Standard normal (state array version of :func:`rng_normal_t`)."""
+    z, st = rng_normal_t(rng_load(s))
+    rng_store(s, st)
+    return z
+
+
+@numba.njit(cache=True, inline="always")
+def rng_gamma(s, a):
+    """Gamma(a, 1) (state array version of :func:`rng_gamma_t`)."""
+    g, st = rng_gamma_t(rng_load(s), a)
+    rng_store(s, st)
+    return g
 
 
 @numba.njit(cache=True, inline="always")
@@ -346,11 +401,12 @@ def sym_gaussian_packed_into(state, sigma, dim, skip_corner, out):
     """
     count = dim * (dim + 1) // 2 - (1 if skip_corner else 0)
     sd = sigma * 1.4142135623730951
+    st = rng_load(state)
     p = 0
     for i in range(dim):
         for j in range(i + 1):
-            if p >= count:
-                return
-            z = rng_normal(state)
-            out[p] = z * (sd if i == j else sigma)
-            p += 1
+            if p < count:
+                z, st = rng_normal_t(st)
+                out[p] = z * (sd if i == j else sigma)
+                p += 1
+    rng_store(state, st)

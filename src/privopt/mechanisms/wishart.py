@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from privopt.mechanisms.gaussian import rng_chisquare, rng_normal
+from privopt.mechanisms.gaussian import rng_gamma_t, rng_load, rng_normal_t, rng_store
 
 __all__ = [
     "bartlett_factor",
@@ -113,21 +113,27 @@ def bartlett_packed_into(state, df, dim, scale, skip_corner, a, out):
     (dim−1, dim−1) is not written when ``skip_corner``).  No allocation.
     """
     ndiag = dim - 1 if skip_corner else dim
-    for i in range(dim):
-        for j in range(dim):
-            a[i, j] = 0.0
+    # (only the lower triangle of ``a`` is written and read; the corner is never read if skipped)
+    st = rng_load(state)
     for i in range(ndiag):
-        a[i, i] = np.sqrt(rng_chisquare(state, df - i))
+        gam, st = rng_gamma_t(st, 0.5 * (df - i))
+        a[i, i] = np.sqrt(2.0 * gam)  # sqrt(χ²_{df−i})
     for i in range(1, dim):
         for j in range(i):
-            a[i, j] = rng_normal(state)
+            z, st = rng_normal_t(st)
+            a[i, j] = z
+    rng_store(state, st)
     p = 0
     for i in range(dim):
-        for j in range(i + 1):
-            if skip_corner and i == dim - 1 and j == dim - 1:
-                break
+        for j in range(i):
             s = 0.0
             for l in range(j + 1):
                 s += a[i, l] * a[j, l]
+            out[p] = scale * s
+            p += 1
+        if i < ndiag:  # diagonal entry (i, i)
+            s = 0.0
+            for l in range(i + 1):
+                s += a[i, l] * a[i, l]
             out[p] = scale * s
             p += 1
