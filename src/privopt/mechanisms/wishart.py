@@ -11,8 +11,11 @@ instead of O(k·D) — essential at k ≈ 1.4·10^5.  Moments (used by the tests
     E W = k Σ,     Var W_ij = k (Σ_ij² + Σ_ii Σ_jj)      (Σ = s I: Var W_ii = 2k s², Var W_ij = k s²).
 
 Canonical draw order (shared by the numpy and numba implementations, so equal generator states
-give equal matrices): first the D chi-squares χ²_{k}, χ²_{k−1}, …, χ²_{k−D+1} (``Generator.chisquare``),
-then the D(D−1)/2 normals of the strictly lower triangle row by row — (1,0), (2,0), (2,1), (3,0), ….
+give equal matrices): first the D chi-squares χ²_{k}, χ²_{k−1}, …, χ²_{k−D+1} (``rng.chisquare``;
+on a :class:`privopt.mechanisms.gaussian.FastGenerator` this is 2·Gamma(df/2), exactly what the numba
+twin draws), then the D(D−1)/2 normals of the strictly lower triangle row by row — (1,0), (2,0),
+(2,1), (3,0), ….  The numpy version accepts any Generator-like object (a numpy ``Generator`` gives
+the same law from a different stream).
 With ``skip_corner`` the last diagonal factor A_{D−1,D−1} is not drawn (it only enters W_{D−1,D−1},
 which the bandit learner never reads; the joint law of all other entries is unchanged).
 """
