@@ -12,7 +12,7 @@ from privopt.io import atomic_path, log_to_file
 
 log_to_file(snakemake.log[0])
 template_path, papers_path = snakemake.input.sources
-cfg = snakemake.params.config
+settings = snakemake.params.settings
 papers_src = yaml.safe_load(Path(papers_path).read_text())
 provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
 
@@ -30,10 +30,10 @@ for key, paper in papers_src.items():
     }
     claims = claims_table.to_dict("records")
     papers.append({**paper, "figures": figures, "claims": claims, "verdict_counts": verdict_counts,
-                   "settings": yaml.safe_dump(cfg[paper["config_key"]], sort_keys=False, allow_unicode=True)})
+                   "settings": yaml.safe_dump(settings[paper["config_key"]], sort_keys=False, allow_unicode=True)})
 
 env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(template_path).parent)), autoescape=True,
                          undefined=jinja2.StrictUndefined)
-html = env.get_template(Path(template_path).name).render(papers=papers, provenance=provenance, scale=cfg["scale"])
+html = env.get_template(Path(template_path).name).render(papers=papers, provenance=provenance, scale=snakemake.params.scale)
 with atomic_path(snakemake.output[0]) as tmp:
     tmp.write_text(html, encoding="utf-8")

@@ -12,7 +12,9 @@ rule report_html:
     output:
         "results/paper/index.html",
     params:
-        config=config,
+        # Only what the report shows, so an unrelated config edit does not rerun it.
+        settings={paper["config_key"]: config[paper["config_key"]] for paper in REPORT_PAPERS.values()},
+        scale=config["scale"],
     conda:
         "../envs/privopt.yaml"
     log:
