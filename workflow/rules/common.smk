@@ -160,7 +160,7 @@ def sh_run_files(experiment):
 
 def sh_settings(experiment):
     """The settings a run job depends on (everything of its experiment but the run bookkeeping)."""
-    return {k: v for k, v in SH[experiment].items() if k not in ("runs", "seeds_per_job", "dims", "rewards", "gaps", "mechanisms")}
+    return {k: v for k, v in SH[experiment].items() if k not in ("runs", "seeds_per_job", "dims", "rewards", "gaps", "mechanisms", "plot_until")}
 
 
 def sh_figure_files(figure):
