@@ -4,13 +4,13 @@ import logging
 
 import pandas as pd
 
-from privopt.experiments.shariff2018 import claims
+from privopt.experiments.shariff2018 import tables as aggregation
 from privopt.io import log_to_file, write_csv, write_parquet
 
 log_to_file(snakemake.log[0])
 records = pd.concat([pd.read_parquet(p) for p in snakemake.input], ignore_index=True)
 experiment = snakemake.params.experiment
-tables = claims.tables_for(experiment, records, settings=snakemake.params.settings,
+tables = aggregation.tables_for(experiment, records, settings=snakemake.params.settings,
                           mechanisms=getattr(snakemake.params, "mechanisms", None))
 for name, frame in tables.items():
     path = snakemake.output[name]

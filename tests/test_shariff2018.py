@@ -9,6 +9,7 @@ import pytest
 
 from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
+from privopt.experiments.shariff2018 import tables as aggregation
 
 N_FULL = 50_000_000
 
@@ -63,7 +64,7 @@ def test_exp3_block_covers_the_grid():
     assert out["rho_min"].nunique() == 9
     ups = runs.default_rho("gaussian", N_FULL, 5, 1.0, 0.1)["shifted Gaussian"]
     assert np.isclose(out["rho_min"].unique(), ups, rtol=1e-9).any()
-    tables = claims.tables_for("exp3", out, settings=dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper"),
+    tables = aggregation.tables_for("exp3", out, settings=dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper"),
                                mechanisms=["gaussian"])
     assert list(tables["fig5"].columns) == ["mechanism", "gap", "rho_min", "mean", "std", "sem", "n"]
     assert len(tables["defaults"]) == 1

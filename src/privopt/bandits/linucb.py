@@ -20,7 +20,6 @@ import logging
 import time
 
 import numpy as np
-import pandas as pd
 
 from privopt.bandits.instances import BanditInstance, draw_reward, draw_theta, sample_decision_set
 from privopt.bandits.kernels import TIE_RTOL
