@@ -27,3 +27,7 @@ rule all:
         report_files("pdf"),
         [paper["claims"] for paper in REPORT_PAPERS.values()],
         "results/paper/index.html",
+
+
+localrules:
+    all,

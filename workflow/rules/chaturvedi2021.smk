@@ -158,3 +158,15 @@ rule chaturvedi2021:
         ch_figure_files("fig1"),
         ch_figure_files("fig2"),
         "results/claims/chaturvedi2021.csv",
+
+
+# Everything but the run rules stays local on a cluster (see workflow/rules/data.smk).
+localrules:
+    chaturvedi2021_instance,
+    chaturvedi2021_aggregate,
+    chaturvedi2021_fig1_plot,
+    chaturvedi2021_fig2_plot,
+    chaturvedi2021_claims,
+    chaturvedi2021_fig1,
+    chaturvedi2021_fig2,
+    chaturvedi2021,

@@ -36,3 +36,11 @@ rule uber_parse:
         mem_mb=4000,
     script:
         "../../scripts/uber_parse.py"
+
+
+# Rules that run where snakemake runs, never as cluster jobs (profiles/slurm): the download needs
+# the internet, which compute nodes often lack, and the rest take seconds. Each paper's module
+# lists its own; only the run rules of each paper are submitted.
+localrules:
+    uber_download,
+    uber_parse,

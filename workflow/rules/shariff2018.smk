@@ -311,7 +311,18 @@ rule shariff2018:
         "results/claims/shariff2018.csv",
 
 
+# Everything but the run rules stays local on a cluster (see workflow/rules/data.smk).
 localrules:
+    shariff2018_decision_set,
+    shariff2018_aggregate_exp1,
+    shariff2018_aggregate_exp2,
+    shariff2018_aggregate_exp3,
+    shariff2018_fig1_plot,
+    shariff2018_fig2_plot,
+    shariff2018_fig3_plot,
+    shariff2018_fig4_plot,
+    shariff2018_fig5_plot,
+    shariff2018_claims,
     shariff2018_fig1,
     shariff2018_fig2,
     shariff2018_fig3,
