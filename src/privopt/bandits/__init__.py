@@ -21,6 +21,7 @@ from privopt.bandits.episodes import (
     record_grid,
     run_episode,
     run_episodes,
+    sample_audit_rounds,
 )
 from privopt.bandits.instances import BanditInstance, draw_theta, sample_decision_set
 from privopt.bandits.parameters import (
@@ -52,6 +53,7 @@ __all__ = [
     "rho_min_grid",
     "run_episode",
     "run_episodes",
+    "sample_audit_rounds",
     "sample_decision_set",
     "tree_levels",
     "variant_params",

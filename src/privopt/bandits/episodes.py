@@ -20,7 +20,10 @@ A run's seed (int, ``SeedSequence`` or ``Generator``) is turned into a ``SeedSeq
 * environment stream  ``env   = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (0,)))``
   — θ*, decision sets, reward coins;
 * noise stream        ``noise = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (1, code)))``
-  with code = 0/1/2 for mechanism none/gaussian/wishart — tree node noises.
+  with code = 0/1/2 for mechanism none/gaussian/wishart — tree node noises;
+* audit stream        ``Generator(PCG64(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (2,))))``
+  — only the random sample of audited rounds (:func:`sample_audit_rounds`); the kernel never
+  draws from it, so auditing changes no decision and no regret value.
 
 ``FastGenerator`` (:mod:`privopt.mechanisms.gaussian`) is xoshiro256++ with state
 ``SeedSequence.generate_state(4, uint64)``; the numba kernel advances the same state arrays, and the
@@ -59,6 +62,7 @@ __all__ = [
     "EpisodeBatch",
     "as_seed_sequence",
     "episode_streams",
+    "sample_audit_rounds",
     "record_grid",
     "run_episode",
     "run_episodes",
@@ -95,6 +99,22 @@ def episode_streams(seed: SeedLike, mechanism: str) -> tuple[FastGenerator, Fast
     env = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (0,)))
     noise = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (1, MECH_CODES[mechanism])))
     return env, noise
+
+
+def sample_audit_rounds(seed: SeedLike, n_rounds: int, size: int) -> np.ndarray:
+    """``size`` distinct rounds drawn uniformly from 1..n_rounds by the run's audit stream (sorted).
+
+    The stream depends only on the run's seed (module docstring), so every variant run on that
+    seed is audited at the same rounds.  ``size ≥ n_rounds`` gives every round; 0 gives none.
+    """
+    if isinstance(size, bool) or int(size) != size or size < 0:
+        raise ValueError(f"size must be a non-negative integer, got {size!r}")
+    n_rounds, size = int(n_rounds), int(size)
+    if size >= n_rounds:
+        return np.arange(1, n_rounds + 1, dtype=np.int64)
+    ss = as_seed_sequence(seed)
+    gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (2,))))
+    return np.sort(gen.choice(n_rounds, size=size, replace=False).astype(np.int64) + 1)
 
 
 def record_grid(n_rounds: int, record=None) -> np.ndarray:
@@ -288,10 +308,14 @@ class EpisodeBatch:
 
 def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_rounds: int,
                  seeds: Iterable[SeedLike], *, labels: Iterable | None = None, record=None, audit=None,
-                 engine: str = "numba", kernel: str = "auto") -> EpisodeBatch:
+                 audit_sample: int | None = None, engine: str = "numba",
+                 kernel: str = "auto") -> EpisodeBatch:
     """Run every variant on every seed (common random numbers across variants for each seed).
 
     ``labels`` name the seeds in the output (default: the seed itself for ints, else its position).
+    ``audit`` is passed to :func:`run_episode` (same rounds for every seed); ``audit_sample = k``
+    instead audits, for each seed, a random sample of k rounds drawn by that seed's audit stream
+    (:func:`sample_audit_rounds`; the same rounds for every variant of the seed).
     Runs are executed sequentially in this process; parallelism belongs to the caller (one job per
     block of seeds).
     """
@@ -305,11 +329,14 @@ def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_
     names = [v.name for v in variants]
     if len(set(names)) != len(names):
         raise ValueError(f"variant names must be unique, got {names}")
+    if audit is not None and audit_sample is not None:
+        raise ValueError("give audit or audit_sample, not both")
     curves, runs, audits = [], [], []
     for label, seed in zip(labels, seeds):
         ss = as_seed_sequence(seed)  # resolve once so every variant sees the same streams
+        rounds = audit if audit_sample is None else sample_audit_rounds(ss, n_rounds, audit_sample)
         for v in variants:
-            res = run_episode(v, instance, n_rounds, ss, record=record, audit=audit, engine=engine,
+            res = run_episode(v, instance, n_rounds, ss, record=record, audit=rounds, engine=engine,
                               kernel=kernel)
             cf = res.to_frame()
             cf.insert(1, "seed", label)
