@@ -171,3 +171,108 @@ def test_quick_and_paper_thresholds_differ():
     exp1 = synthetic_exp1(1.65)
     assert by_id(claims.figure3_claims(exp1, quick=True))["F3.a"].verdict == REPRODUCED
     assert by_id(claims.figure3_claims(exp1, quick=False))["F3.a"].verdict == NOT_REPRODUCED
+
+
+# ----------------------------------------------------------------------------- audit (claims S.1, S.2)
+
+
+def test_sample_audit_rounds_is_seeded_distinct_and_in_range():
+    from privopt.bandits import sample_audit_rounds
+    from privopt.seeding import seed_sequence
+
+    ss = seed_sequence("shariff2018", "exp2", {"gap": 0.1}, 3)
+    a = sample_audit_rounds(ss, 10_000, 200)
+    np.testing.assert_array_equal(a, sample_audit_rounds(seed_sequence("shariff2018", "exp2", {"gap": 0.1}, 3), 10_000, 200))
+    assert a.size == 200 and np.unique(a).size == 200 and a.min() >= 1 and a.max() <= 10_000
+    assert (np.diff(a) > 0).all()
+    assert not np.array_equal(a, sample_audit_rounds(seed_sequence("shariff2018", "exp2", {"gap": 0.1}, 4), 10_000, 200))
+    np.testing.assert_array_equal(sample_audit_rounds(ss, 50, 200), np.arange(1, 51))  # more than n_rounds: all
+    assert sample_audit_rounds(ss, 50, 0).size == 0
+
+
+def test_exp2_audit_leaves_the_regret_unchanged_and_gives_shares_in_unit_interval():
+    kw = dict(n=N_FULL, n_rounds=400, rec_every=100)
+    plain = runs.exp2_block(0.1, [0, 1], **kw)
+    records, audit = runs.exp2_block_with_audit(0.1, [0, 1], audit_rounds=30, **kw)
+    pd.testing.assert_frame_equal(plain.drop(columns="wall_s"), records.drop(columns="wall_s"))
+    assert tuple(audit.columns) == runs.AUDIT_TABLE_COLUMNS
+    assert len(audit) == len(runs.VARIANTS) * 2 * 30 and (audit["gap"] == 0.1).all()
+    assert audit["t"].between(1, 400).all()
+    # the same random rounds for every variant of a seed, different rounds for different seeds
+    rounds = audit.groupby(["seed", "variant"])["t"].apply(tuple)
+    assert rounds.loc[0].nunique() == 1 and rounds.loc[1].nunique() == 1 and rounds.loc[0].iloc[0] != rounds.loc[1].iloc[0]
+    # one seed per block gives the same rows (the sample depends on the run's seed only)
+    _, alone = runs.exp2_block_with_audit(0.1, [1], audit_rounds=30, **kw)
+    pd.testing.assert_frame_equal(audit[audit["seed"] == 1].reset_index(drop=True), alone)
+    assert (audit.loc[audit["variant"] == "nonprivate", "mechanism"] == "none").all()
+    shares = claims.audit_shares(audit)
+    assert set(shares["variant"]) == set(runs.VARIANTS) and (shares["n"] == 60).all()
+    private = shares[shares["variant"] != "nonprivate"]
+    assert private["s1"].between(0, 1).all() and shares["s1"].isna().sum() == 1
+    assert shares["s2"].between(0, 1).all()
+    found = by_id(claims.sanity_claims(audit))
+    assert found["S.1"].verdict != NOT_EVALUATED and found["S.2"].verdict != NOT_EVALUATED
+    assert "gaussian" in found["S.1"].measured and "nonprivate" not in found["S.1"].measured
+    assert "nonprivate" in found["S.2"].measured
+    tables = aggregation.tables_for("exp2", records, audits=audit.sample(frac=1, random_state=0))
+    pd.testing.assert_frame_equal(tables["audit"], audit.sort_values(["gap", "variant", "seed", "t"]).reset_index(drop=True))
+    _, none = runs.exp2_block_with_audit(0.1, [0], audit_rounds=0, **kw)
+    assert tuple(none.columns) == runs.AUDIT_TABLE_COLUMNS and len(none) == 0
+
+
+def synthetic_audit(n: int = 100) -> pd.DataFrame:
+    """Audited rounds well inside every bound: NonPrivate (H = I) and two private variants, two gaps."""
+    rows = []
+    bounds = {"nonprivate": ("none", 1.0, 1.0, 0.0), "gaussian": ("gaussian", 9e4, 2.7e5, 28.0),
+              "wishart": ("wishart", 1.7e5, 3.4e5, 204.0)}
+    for gap in (0.0, 0.1):
+        for variant, (mech, lo, hi, gamma) in bounds.items():
+            for i in range(n):
+                lam = (1.0, 1.0, 0.0) if mech == "none" else (1.5 * lo, 0.8 * hi, 0.3 * gamma)
+                rows.append({"gap": gap, "variant": variant, "mechanism": mech, "seed": i % 4, "t": 10 + i,
+                             "lambda_min_H": lam[0], "lambda_max_H": lam[1], "h_norm_Hinv": lam[2],
+                             "conf_norm_V": 5.0, "beta": 20.0, "logdet_V": 50.0, "rho_min": lo, "rho_max": hi,
+                             "gamma": gamma})
+    return pd.DataFrame(rows, columns=list(runs.AUDIT_TABLE_COLUMNS))
+
+
+def _rows(audit, variant, gap, k):
+    return audit.index[(audit["variant"] == variant) & (audit["gap"] == gap)][:k]
+
+
+def test_sanity_claims_pass_inside_the_bounds():
+    found = by_id(claims.sanity_claims(synthetic_audit()))
+    assert found["S.1"].verdict == found["S.2"].verdict == REPRODUCED
+    assert "smallest share 100.00%" in found["S.1"].measured and "of 200" in found["S.1"].measured
+
+
+def test_sanity_claim_s1_threshold_is_99_percent_per_configuration():
+    audit = synthetic_audit()
+    one = audit.copy()
+    one.loc[_rows(one, "gaussian", 0.1, 1), "lambda_min_H"] = 0.5 * 9e4  # 99% in (gaussian, Δ=0.1): still holds
+    assert by_id(claims.sanity_claims(one))["S.1"].verdict == REPRODUCED
+    for col, value in (("lambda_min_H", 0.5 * 1.7e5), ("lambda_max_H", 2 * 3.4e5), ("h_norm_Hinv", np.inf)):
+        bad = audit.copy()
+        bad.loc[_rows(bad, "wishart", 0.0, 2), col] = value  # 98% in one configuration (99.0% pooled): fails
+        found = by_id(claims.sanity_claims(bad))
+        assert found["S.1"].verdict == NOT_REPRODUCED, col
+        assert "98.00%" in found["S.1"].measured and found["S.2"].verdict == REPRODUCED
+    # S.1 does not apply to NonPrivate: its (ρ, γ) are not checked
+    nonpriv = audit.copy()
+    nonpriv.loc[_rows(nonpriv, "nonprivate", 0.0, 50), "h_norm_Hinv"] = 1.0
+    assert by_id(claims.sanity_claims(nonpriv))["S.1"].verdict == REPRODUCED
+
+
+def test_sanity_claim_s2_needs_every_audited_round():
+    bad = synthetic_audit()
+    bad.loc[_rows(bad, "nonprivate", 0.1, 1), "conf_norm_V"] = 21.0  # θ* outside the ellipsoid once
+    found = by_id(claims.sanity_claims(bad))
+    assert found["S.2"].verdict == NOT_REPRODUCED and found["S.1"].verdict == REPRODUCED
+    assert "99.00%" in found["S.2"].measured
+
+
+def test_sanity_claims_not_evaluated_without_audit():
+    for audit in (None, runs.empty_audit()):
+        found = by_id(claims.sanity_claims(audit, audit_rounds=0))
+        assert found["S.1"].verdict == found["S.2"].verdict == NOT_EVALUATED
+        assert "audit_rounds = 0" in found["S.1"].details

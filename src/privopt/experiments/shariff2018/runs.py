@@ -14,6 +14,11 @@ params, seed)`` where ``params`` holds only what defines the *environment* of th
 
 Quick scale (spec §9.4): constants always use the full horizon ``n``; only ``n_rounds ≤ n`` rounds
 are simulated, so a quick curve is an exact prefix of the paper-scale curve.
+
+Audit (claims S.1/S.2 of spec §8): an Exp. 2 block can also audit a random sample of rounds of
+every run (:func:`exp2_block_with_audit`); the sample comes from the run's own audit stream
+(:func:`privopt.bandits.sample_audit_rounds`), which the learner never reads, so the regret
+records are the same with and without the audit.
 """
 
 from __future__ import annotations
@@ -45,6 +50,11 @@ MECHANISMS = ("wishart", "gaussian")
 
 #: per-run metadata kept beside every curve point
 RUN_COLUMNS = ("pd_failures", "n_optimal", "wall_s")
+
+#: columns of an Exp. 2 audit table: one row per (gap, variant, seed, audited round t), the measured
+#: quantities of :data:`privopt.bandits.episodes.AUDIT_COLUMNS` and the variant's bounds (ρ_min, ρ_max, γ)
+AUDIT_TABLE_COLUMNS = ("gap", "variant", "mechanism", "seed", "t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv",
+                       "conf_norm_V", "beta", "logdet_V", "rho_min", "rho_max", "gamma")
 
 
 def gap_label(gap: float) -> str:
@@ -106,12 +116,44 @@ def exp2_block(gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None
                eps: float = 1.0, delta: float = 0.1, variants: Sequence[str] = VARIANTS,
                gamma_rule: str = "prop9", k_rule: str = "paper", rec_every: int = 5000) -> pd.DataFrame:
     """The four variants of Fig. 4 on one gap, common random numbers per seed (spec §7.4)."""
+    return exp2_block_with_audit(gap, seeds, n=n, n_rounds=n_rounds, d=d, eps=eps, delta=delta, variants=variants,
+                                 gamma_rule=gamma_rule, k_rule=k_rule, rec_every=rec_every, audit_rounds=0)[0]
+
+
+def empty_audit() -> pd.DataFrame:
+    """An audit table with no rows (the columns and dtypes of :data:`AUDIT_TABLE_COLUMNS`)."""
+    types = {"gap": float, "variant": object, "mechanism": object, "seed": np.int64, "t": np.int64}
+    return pd.DataFrame({c: pd.Series(dtype=types.get(c, float)) for c in AUDIT_TABLE_COLUMNS})
+
+
+def exp2_block_with_audit(gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None = None, d: int = 5,
+                          eps: float = 1.0, delta: float = 0.1, variants: Sequence[str] = VARIANTS,
+                          gamma_rule: str = "prop9", k_rule: str = "paper", rec_every: int = 5000,
+                          audit_rounds: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`exp2_block` plus the audit of ``audit_rounds`` random rounds of every run (0 = none).
+
+    Returns ``(records, audit)``; ``records`` is exactly what :func:`exp2_block` returns (the
+    audit draws from its own stream and changes no decision), ``audit`` has the columns
+    :data:`AUDIT_TABLE_COLUMNS` (no rows when ``audit_rounds`` is 0).
+    """
     n_rounds = n if n_rounds is None else int(n_rounds)
     vs = exp2_variants(n, d, eps, delta, gamma_rule=gamma_rule, k_rule=k_rule, names=variants)
     instance = BanditInstance(d=d, gap=float(gap))
     ss = seeds_for("exp2", {"gap": float(gap)}, seeds)
-    batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds), record=rec_every)
-    return _tidy(batch, experiment="exp2", gap=float(gap), d=int(d))
+    batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds), record=rec_every,
+                         audit_sample=int(audit_rounds) if audit_rounds else None)
+    records = _tidy(batch, experiment="exp2", gap=float(gap), d=int(d))
+    if not audit_rounds or batch.audits is None or batch.audits.empty:
+        return records, empty_audit()
+    audit = batch.audits.copy()
+    audit.insert(0, "gap", float(gap))
+    by_name = {v.name: v for v in vs}
+    audit.insert(2, "mechanism", audit["variant"].map({k: v.mechanism for k, v in by_name.items()}))
+    for bound in ("rho_min", "rho_max", "gamma"):
+        audit[bound] = audit["variant"].map({k: float(getattr(v, bound)) for k, v in by_name.items()})
+    audit["seed"] = audit["seed"].astype(np.int64)
+    audit["t"] = audit["t"].astype(np.int64)
+    return records, audit[list(AUDIT_TABLE_COLUMNS)].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------- Experiment 3

@@ -25,8 +25,12 @@ def defaults_table(settings: dict, mechanisms) -> pd.DataFrame:
 
 
 def tables_for(experiment: str, records: pd.DataFrame, settings: dict | None = None,
-               mechanisms=None) -> dict[str, pd.DataFrame]:
-    """Tables of one experiment: per-figure summaries (mean, std, sem, n) and per-run values."""
+               mechanisms=None, audits: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+    """Tables of one experiment: per-figure summaries (mean, std, sem, n) and per-run values.
+
+    ``audits`` (Exp. 2 only): the audit rows of the run blocks, returned as table ``audit``
+    sorted by gap, variant, seed, t (claims S.1/S.2).
+    """
     keep = ["t", "regret", "pd_failures"]
     if experiment == "exp1":
         records = records.sort_values(["reward", "d", "seed", "t"], kind="stable")
@@ -36,8 +40,12 @@ def tables_for(experiment: str, records: pd.DataFrame, settings: dict | None = N
                 "runs": fin.reset_index(drop=True)}
     if experiment == "exp2":
         records = records.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
-        return {"fig4": summarise(records, ["gap", "variant", "t"], "regret", ddof=1),
-                "runs": records[["gap", "variant", "seed", *keep]]}
+        out = {"fig4": summarise(records, ["gap", "variant", "t"], "regret", ddof=1),
+               "runs": records[["gap", "variant", "seed", *keep]]}
+        if audits is not None:
+            audits = audits if len(audits) else runs.empty_audit()
+            out["audit"] = audits.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
+        return out
     if experiment == "exp3":
         records = records.sort_values(["mechanism", "gap", "rho_min", "seed", "t"], kind="stable")
         fin = final_rows(records, ["mechanism", "gap", "rho_min", "seed"])
