@@ -13,6 +13,7 @@ found = claims.all_claims(
     fig2=pd.read_csv(i.fig2),
     exp1_runs=pd.read_parquet(i.exp1_runs),
     fig4_runs=pd.read_parquet(i.fig4_runs),
+    fig4_audit=pd.read_parquet(i.fig4_audit),
     fig5_runs=pd.read_parquet(i.fig5_runs),
     settings=p.settings,
     scale=p.scale,

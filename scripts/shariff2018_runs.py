@@ -17,9 +17,12 @@ if experiment == "exp1":
     records = runs.exp1_block(wc.reward, int(wc.d), seeds, n=p["n"], n_rounds=p["n_rounds"], gap=p["gap"],
                               rec_every=p["rec_every"])
 elif experiment == "exp2":
-    records = runs.exp2_block(float(wc.gap), seeds, n=p["n"], n_rounds=p["n_rounds"], d=p["d"], eps=p["eps"],
-                              delta=p["delta"], variants=p["variants"], gamma_rule=p["wishart_gamma_rule"],
-                              k_rule=p["k_rule"], rec_every=p["rec_every"])
+    records, audit = runs.exp2_block_with_audit(
+        float(wc.gap), seeds, n=p["n"], n_rounds=p["n_rounds"], d=p["d"], eps=p["eps"], delta=p["delta"],
+        variants=p["variants"], gamma_rule=p["wishart_gamma_rule"], k_rule=p["k_rule"], rec_every=p["rec_every"],
+        audit_rounds=p["audit_rounds"])
+    write_parquet(audit, snakemake.output.audit)
+    log.info("audit: %d rows (%d rounds per run)", len(audit), p["audit_rounds"])
 else:
     records = runs.exp3_block(wc.mechanism, float(wc.gap), seeds, n=p["n"], n_rounds=p["n_rounds"], d=p["d"],
                               eps=p["eps"], delta=p["delta"], k_rule=p["k_rule"], rho_grid=p["rho_grid"],

@@ -144,8 +144,8 @@ def sh_gap(gap):
     return f"{float(gap):g}"
 
 
-def sh_run_files(experiment):
-    """Every run file of one experiment (parameter point × seed block)."""
+def sh_run_files(experiment, suffix=".parquet"):
+    """Every run file of one experiment (parameter point × seed block); suffix ".audit.parquet" = Exp. 2 audits."""
     cfg = SH[experiment]
     blocks = seed_blocks(cfg["runs"], cfg["seeds_per_job"])
     root = f"results/shariff2018/runs/{experiment}"
@@ -155,7 +155,7 @@ def sh_run_files(experiment):
         points = [f"gap~{sh_gap(g)}" for g in cfg["gaps"]]
     else:
         points = [f"mechanism~{m}/gap~{sh_gap(g)}" for m in cfg["mechanisms"] for g in cfg["gaps"]]
-    return [f"{root}/{point}/seeds~{block}.parquet" for point in points for block in blocks]
+    return [f"{root}/{point}/seeds~{block}{suffix}" for point in points for block in blocks]
 
 
 def sh_settings(experiment):

@@ -44,9 +44,10 @@ rule shariff2018_runs_exp1:
 
 
 rule shariff2018_runs_exp2:
-    """Experiment 2: the four variants on one gap for a block of seeds (common random numbers)."""
+    """Experiment 2: the four variants on one gap for a block of seeds (common random numbers), and their audit."""
     output:
         "results/shariff2018/runs/exp2/gap~{gap}/seeds~{block}.parquet",
+        audit="results/shariff2018/runs/exp2/gap~{gap}/seeds~{block}.audit.parquet",
     params:
         settings=sh_settings("exp2"),
         seeds=lambda wc: seeds_of(wc.block),
@@ -103,12 +104,14 @@ rule shariff2018_aggregate_exp1:
 
 
 rule shariff2018_aggregate_exp2:
-    """Experiment 2 runs -> Figure 4 curves table and the per-run curves."""
+    """Experiment 2 runs -> Figure 4 curves table, the per-run curves and the audited rounds (claims S.1, S.2)."""
     input:
-        sh_run_files("exp2"),
+        runs=sh_run_files("exp2"),
+        audits=sh_run_files("exp2", ".audit.parquet"),
     output:
         fig4="results/shariff2018/tables/fig4.csv",
         runs="results/shariff2018/tables/fig4_runs.parquet",
+        audit="results/shariff2018/tables/fig4_audit.parquet",
     params:
         experiment="exp2",
         settings=sh_settings("exp2"),
@@ -256,6 +259,7 @@ rule shariff2018_claims:
         fig2="results/shariff2018/tables/fig2.csv",
         exp1_runs="results/shariff2018/tables/exp1_runs.parquet",
         fig4_runs="results/shariff2018/tables/fig4_runs.parquet",
+        fig4_audit="results/shariff2018/tables/fig4_audit.parquet",
         fig5_runs="results/shariff2018/tables/fig5_runs.parquet",
     output:
         report(
