@@ -100,6 +100,22 @@ def test_figure3_slope(power, expected):
     assert found["F3.a"].verdict == expected
 
 
+def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims():
+    exp1 = synthetic_exp1(2.0)
+    fit = aggregation.tables_for("exp1", exp1)["fit"].set_index("reward")
+    assert list(fit.reset_index().columns) == aggregation.FIT_COLUMNS and list(fit.index) == ["gaussian", "pm1"]
+    for reward, row in fit.iterrows():
+        assert row["b_ci_low"] < row["b"] < row["b_ci_high"] and abs(row["b"] - 2.0) < 0.05
+        assert row["n_d"] == 6 and row["n_runs"] == 36
+        g = exp1[exp1["reward"] == reward]
+        assert row["b"] == pytest.approx(claims.ols_slope(g["d"], g["regret"]), rel=1e-12)
+        assert (row["b_ci_low"], row["b_ci_high"]) == pytest.approx(claims.bootstrap_slope_ci(g))
+    found = by_id(claims.figure3_claims(exp1, quick=True))["F3.b"].measured
+    assert f"[{fit.loc['pm1', 'b_ci_low']:.2f}, {fit.loc['pm1', 'b_ci_high']:.2f}]" in found
+    one_d = aggregation.fit_table(exp1[exp1["d"] == 4])
+    assert one_d[["a", "b", "b_ci_low", "b_ci_high"]].isna().all().all()
+
+
 def test_figure2_claims_pass_and_fail():
     good = by_id(claims.figure2_claims(synthetic_fig2(flat=True), synthetic_exp1(2.0), quick=True))
     assert good["F2.a"].verdict == good["F2.b"].verdict == good["F2.c"].verdict == REPRODUCED

@@ -85,12 +85,13 @@ rule shariff2018_runs_exp3:
 
 
 rule shariff2018_aggregate_exp1:
-    """Experiment 1 runs -> Figure 2 curves table, Figure 3 table and the final regret of every run."""
+    """Experiment 1 runs -> Figure 2 curves table, Figure 3 table and fits, and the final regret of every run."""
     input:
         sh_run_files("exp1"),
     output:
         fig2="results/shariff2018/tables/fig2.csv",
         fig3="results/shariff2018/tables/fig3.csv",
+        fit="results/shariff2018/tables/fig3_fit.csv",
         runs="results/shariff2018/tables/exp1_runs.parquet",
     params:
         experiment="exp1",
@@ -190,6 +191,7 @@ rule shariff2018_fig3_plot:
     """Figure 3: total regret versus d on log-log axes with the best-fit line (notebook)."""
     input:
         table="results/shariff2018/tables/fig3.csv",
+        fit="results/shariff2018/tables/fig3_fit.csv",
         runs="results/shariff2018/tables/exp1_runs.parquet",
     output:
         pdf="results/figures/shariff2018/fig3.pdf",

@@ -16,6 +16,7 @@ from scipy import stats
 
 from privopt.experiments.claims import Claim, verdict
 from privopt.experiments.shariff2018 import runs
+from privopt.experiments.shariff2018.tables import bootstrap_slope_ci, ols_slope
 
 PAPER = "shariff2018"
 QUICK_SCALES = ("quick", "smoke")
@@ -47,27 +48,6 @@ def _spearman(x, y) -> float:
     if len(x) < 2 or np.ptp(np.asarray(y, float)) == 0:
         return float("nan")
     return float(stats.spearmanr(x, y).statistic)
-
-
-def ols_slope(d, r) -> float:
-    x, y = np.log(np.asarray(d, float)), np.log(np.asarray(r, float))
-    return float(np.polyfit(x, y, 1)[0])
-
-
-def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% CI of the all-runs OLS slope, resampling runs within each d (spec §7.3)."""
-    rng = np.random.default_rng(seed)
-    groups = [g["regret"].to_numpy() for _, g in runs_df.groupby("d", sort=True)]
-    ds = sorted(runs_df["d"].unique())
-    slopes = []
-    for _ in range(n_boot):
-        x, y = [], []
-        for d, g in zip(ds, groups):
-            s = rng.choice(g, size=g.size, replace=True)
-            x += [d] * g.size
-            y += list(s)
-        slopes.append(ols_slope(x, y))
-    return float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))
 
 
 # ----------------------------------------------------------------------------- Figure 1

@@ -2,10 +2,52 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from privopt.experiments.shariff2018 import runs
 from privopt.experiments.summary import summarise
+
+
+def ols_slope(d, r) -> float:
+    """Slope b of the OLS fit log r = a + b·log d."""
+    x, y = np.log(np.asarray(d, float)), np.log(np.asarray(r, float))
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """95% CI of the all-runs OLS slope, resampling runs within each d (spec §7.3)."""
+    rng = np.random.default_rng(seed)
+    groups = [g["regret"].to_numpy() for _, g in runs_df.groupby("d", sort=True)]
+    ds = sorted(runs_df["d"].unique())
+    slopes = []
+    for _ in range(n_boot):
+        x, y = [], []
+        for d, g in zip(ds, groups):
+            s = rng.choice(g, size=g.size, replace=True)
+            x += [d] * g.size
+            y += list(s)
+        slopes.append(ols_slope(x, y))
+    return float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))
+
+
+FIT_COLUMNS = ["reward", "n_d", "n_runs", "a", "b", "b_means", "b_ci_low", "b_ci_high", "n_boot"]
+
+
+def fit_table(exp1_runs: pd.DataFrame, n_boot: int = 1000) -> pd.DataFrame:
+    """Figure 3 fits per reward model (spec §7.3): OLS ``log R̂_n = a + b·log d`` over all runs, the
+    slope on the per-d means, and the bootstrap 95% CI of ``b`` (the same numbers as claims F3.a/F3.b).
+    With fewer than two values of d the fit is undefined (NaN)."""
+    rows = []
+    for reward, g in exp1_runs.groupby("reward", sort=True):
+        row = {"reward": reward, "n_d": int(g["d"].nunique()), "n_runs": len(g), "n_boot": n_boot}
+        if row["n_d"] >= 2:
+            b, a = np.polyfit(np.log(g["d"].to_numpy(float)), np.log(g["regret"].to_numpy(float)), 1)
+            m = g.groupby("d")["regret"].mean()
+            lo, hi = bootstrap_slope_ci(g, n_boot=n_boot)
+            row.update(a=float(a), b=float(b), b_means=ols_slope(m.index, m.to_numpy()), b_ci_low=lo, b_ci_high=hi)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=FIT_COLUMNS)
 
 
 def final_rows(records: pd.DataFrame, by) -> pd.DataFrame:
@@ -37,6 +79,7 @@ def tables_for(experiment: str, records: pd.DataFrame, settings: dict | None = N
         fin = final_rows(records, ["reward", "d", "seed"])[["reward", "d", "seed", *keep]]
         return {"fig2": summarise(records, ["reward", "d", "t"], "regret", ddof=1),
                 "fig3": summarise(fin, ["reward", "d"], "regret", ddof=1),
+                "fit": fit_table(fin),
                 "runs": fin.reset_index(drop=True)}
     if experiment == "exp2":
         records = records.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
