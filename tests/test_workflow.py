@@ -10,60 +10,21 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
-SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
-
-
-def copy_workflow(dest: Path) -> Path:
-    """A copy of the workflow sources (no results) in which Snakemake can run undisturbed."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
-        src = REPO / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            shutil.copy2(src, dest / name)
-    return dest
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*SNAKEMAKE, *args], cwd=workdir, capture_output=True, text=True)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
-    return proc
-
-
-def data_config() -> list[str]:
-    return ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
-
-
-def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
-    """Job counts from a dry run's 'Job stats' table ({} when there is nothing to do)."""
-    text = proc.stdout + proc.stderr
-    if "Nothing to be done" in text:
-        return {}
-    block = text.split("Job stats:", 1)[1]
-    counts = {}
-    for line in block.splitlines()[3:]:
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            break
-        counts[parts[0]] = int(parts[1])
-    counts.pop("total", None)
-    return counts
+from workflow_runs import (
+    REPO,
+    SUBSET,
+    SUBSET_SHA256,
+    copy_workflow,
+    data_config,
+    needs_subset,
+    planned_jobs,
+    snakemake,
+)
 
 
 def test_lint_is_clean():
@@ -120,16 +81,11 @@ def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def smoke_runs(tmp_path_factory):
+def smoke_runs(tmp_path_factory, smoke_run_two_cores):
     """The smoke pipeline run twice from scratch, with 1 and with 2 cores."""
-    if not SUBSET.exists():
-        pytest.skip(f"shared data subset not found at {SUBSET}")
-    dirs = {}
-    for cores in (1, 2):
-        work = copy_workflow(tmp_path_factory.mktemp(f"cores{cores}"))
-        snakemake(work, "--cores", str(cores), "--configfile", "config/smoke.yaml", *data_config())
-        dirs[cores] = work
-    return dirs
+    work = copy_workflow(tmp_path_factory.mktemp("cores1"))
+    snakemake(work, "--cores", "1", "--configfile", "config/smoke.yaml", *data_config())
+    return {1: work, 2: smoke_run_two_cores}
 
 
 SMOKE_OUTPUTS = [

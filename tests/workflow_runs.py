@@ -1,0 +1,64 @@
+"""Helpers for tests that run the Snakemake workflow on a copy of this checkout."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
+SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A copy of the workflow sources (no results) in which Snakemake can run undisturbed."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def snakemake_env() -> dict[str, str]:
+    """The environment for a Snakemake run: this interpreter's bin/ first on PATH, so the jobs
+    find its tools (jupyter-nbconvert for the notebooks) even when the venv is not activated."""
+    return {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run Snakemake in ``workdir``; on ``timeout`` (s) the process is killed (SIGKILL)."""
+    proc = subprocess.run([*SNAKEMAKE, *args], cwd=workdir, capture_output=True, text=True, env=snakemake_env(), timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-4000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+def data_config() -> list[str]:
+    return ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
+
+
+def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
+    """Job counts from a dry run's 'Job stats' table ({} when there is nothing to do)."""
+    text = proc.stdout + proc.stderr
+    if "Nothing to be done" in text:
+        return {}
+    block = text.split("Job stats:", 1)[1]
+    counts = {}
+    for line in block.splitlines()[3:]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    counts.pop("total", None)
+    return counts
