@@ -13,7 +13,13 @@ Gaussian); the authors' Julia ≤ 72 µs/round.
 ``--large-d 16 32 64`` additionally times NonPrivate LinUCB at the Exp. 1 sizes (K = d², n = 10^5)
 with both kernels ("onthefly" and the BLAS "batched" one).
 
-Run: ``python benchmarks/bench_bandits.py [--rounds N] [--repeats R] [--ref-rounds M] [--large-d ...]``.
+``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.experiments.cost`):
+NonPrivate at ``--cost-dims`` and the three private variants at ``--cost-private-dims``, each with
+the kernel the pipeline uses (``kernel="auto"``: batched from d = 12), median of ``--repeats`` runs
+of about 0.3 s each, and prints the rows as Python literals to paste into the model's tables.
+
+Run: ``python benchmarks/bench_bandits.py [--rounds N] [--repeats R] [--ref-rounds M] [--large-d ...]``
+or ``python benchmarks/bench_bandits.py --cost-table [--repeats R]``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 from privopt.bandits import VARIANTS, BanditInstance, nonprivate_params, run_episode, variant_params  # noqa: E402
+from privopt.bandits.episodes import BATCHED_MIN_D  # noqa: E402
 
 N_PAPER = 50_000_000
 PEERS = {
@@ -52,13 +59,63 @@ def time_kernel(params, inst, rounds: int, repeats: int, kernel: str = "onthefly
     return first, per_round
 
 
+def cost_point(name: str, d: int, reward: str, repeats: int, n: int) -> tuple[float, float, float, str, int]:
+    """(first call s, median wall us/round, median CPU us/round, kernel, rounds) of one variant at d,
+    K = d², with the kernel the pipeline uses.  CPU time (``time.process_time``) is what a job with a
+    core of its own needs; on a loaded machine wall time also counts the waits for the core."""
+    kernel = "batched" if d >= BATCHED_MIN_D else "onthefly"
+    inst = BanditInstance(d=d, gap=0.1, reward=reward)
+    p = variant_params(name, n, d)
+    t0 = time.perf_counter()
+    run_episode(p, inst, 2, 0, kernel=kernel)
+    first = time.perf_counter() - t0
+    c0 = time.process_time()
+    run_episode(p, inst, 50, 0, kernel=kernel)
+    pilot = (time.process_time() - c0) / 50
+    rounds = int(min(p.n, max(200, min(300_000, 0.3 / max(pilot, 1e-9)))))
+    wall, cpu = [], []
+    for rep in range(repeats):
+        t0, c0 = time.perf_counter(), time.process_time()
+        run_episode(p, inst, rounds, rep + 1, kernel=kernel, record=max(1, rounds // 100))
+        wall.append(1e6 * (time.perf_counter() - t0) / rounds)
+        cpu.append(1e6 * (time.process_time() - c0) / rounds)
+    return first, statistics.median(wall), statistics.median(cpu), kernel, rounds
+
+
+def cost_table(dims: list[int], private_dims: list[int], repeats: int) -> None:
+    print(f"# cost-model table: median of {repeats} runs of ~0.3 s CPU each; first call = numba compile or cache load")
+    print("# NonPrivate: n = 1e5 constants, Gaussian rewards; private: n = 5e7 constants, ±1 rewards; gap 0.1")
+    print(f"{'variant':18s} {'d':>3s} {'kernel':>9s} {'rounds':>7s} {'first call':>10s} {'wall us/rd':>10s} "
+          f"{'CPU us/rd':>10s}")
+    rows = []
+    points = [("nonprivate", d, "gaussian", 100_000) for d in dims]
+    points += [(v, d, "pm1", N_PAPER) for d in private_dims for v in ("gaussian", "wishart", "wishart_unshifted")]
+    for name, d, reward, n in points:
+        first, wall, cpu, kernel, rounds = cost_point(name, d, reward, repeats, n)
+        rows.append((name, d, cpu))
+        print(f"{name:18s} {d:3d} {kernel:>9s} {rounds:7d} {first:9.2f}s {wall:10.3f} {cpu:10.3f}", flush=True)
+    print("\n# CPU us/round as Python literals, (variant, d): us")
+    for name, d, cpu in rows:
+        print(f"    ({name!r}, {d}): {cpu:.3g},")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=200_000, help="rounds per timed numba run")
     ap.add_argument("--repeats", type=int, default=5, help="timed numba runs per variant")
     ap.add_argument("--ref-rounds", type=int, default=300, help="rounds of the numpy reference")
     ap.add_argument("--large-d", type=int, nargs="*", default=[], help="Exp. 1 dimensions to time")
+    ap.add_argument("--cost-table", action="store_true", help="time the cost-model grid only")
+    ap.add_argument("--cost-dims", type=int, nargs="*", default=[3, 4, 5, 6, 8, 11, 12, 16, 23, 32, 45, 64],
+                    help="NonPrivate dimensions of --cost-table")
+    ap.add_argument("--cost-private-dims", type=int, nargs="*", default=[3, 5, 8, 12, 16],
+                    help="private-variant dimensions of --cost-table")
     args = ap.parse_args()
+    if args.cost_table:
+        print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+              f"load avg {os.getloadavg()[0]:.2f}")
+        cost_table(args.cost_dims, args.cost_private_dims, args.repeats)
+        return
 
     print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
           f"load avg {os.getloadavg()[0]:.2f}")
