@@ -1,0 +1,67 @@
+"""From the predicted cost of one run job to the resources a cluster scheduler enforces.
+
+Each paper's cost model (``privopt.experiments.<paper>.cost``) predicts the seconds one run job
+computes and the memory its data needs, from the job's settings and constants measured on the
+build machine.  A cluster (Snakemake's SLURM executor) kills a job at its ``runtime`` resource
+(minutes) and at its ``mem_mb``, so both are the prediction plus a safety allowance::
+
+    runtime_minutes = ceil(MARGIN · predicted_s / 60 + STARTUP_MIN)
+    mem_mb          = MEM_BASE_MB + 100 · ceil(MEM_DATA_MARGIN · data_mb / 100)
+
+* ``MARGIN = 3``: the constants are CPU time measured on a loaded 2-core machine (already
+  1.5–2× the quiet-machine speed); the factor covers a slower or shared cluster core, a
+  node with frequency scaling, and the scatter of a job around the model (±25 % in the
+  fits of the per-paper modules).
+* ``STARTUP_MIN = 5``: what a job does besides its computation — the in-job ``snakemake``
+  parses the workflow, Python imports numpy/pandas/numba (a few seconds each), a cold numba
+  cache compiles the episode kernels (20–35 s per dimension d measured here, loaded), the
+  parquet output is written to a shared file system.
+* ``MEM_BASE_MB = 1000``: the in-job ``snakemake`` process (≈ 190 MB resident) plus the job's
+  Python with numpy, pandas, numba and the library loaded (≈ 290 MB peak measured for the
+  largest jobs of both papers: Exp. 1 at d = 64, K = 4096, five runs; Fig. 2 at m = 10000, 100
+  runs), about 2×; ``data_mb`` (recorded curves, buffers that grow with the settings) is added
+  with a 2× margin.  (Snakemake runs script jobs with ``OPENBLAS_NUM_THREADS`` = the rule's
+  ``threads``, 1, so BLAS neither starts threads nor reserves buffers per core of the node.)
+
+Core-hours of a whole figure are predicted seconds plus ``JOB_STARTUP_S`` per job (what the
+start-up takes when the numba cache is warm), summed over its jobs.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MARGIN", "STARTUP_MIN", "JOB_STARTUP_S", "MEM_BASE_MB", "MEM_DATA_MARGIN", "runtime_minutes",
+           "mem_mb", "core_seconds"]
+
+#: factor on the predicted seconds (see the module docstring)
+MARGIN = 3.0
+#: minutes added to every job for start-up (in-job snakemake, imports, cold numba cache)
+STARTUP_MIN = 5.0
+#: seconds of start-up counted per job in core-hours, warm numba cache: in-job snakemake ≈ 2 s CPU
+#: (4 s wall), the script's imports, kernel cache load and parquet write ≈ 3 s CPU (6 s wall);
+#: measured 2026-11-22 on the loaded 2-core build machine
+JOB_STARTUP_S = 10.0
+#: memory of an (almost) empty job: snakemake + Python + numpy/pandas/numba + the library, with margin
+MEM_BASE_MB = 1000
+#: factor on the data a job holds (recorded curves, distance matrices, kernel buffers)
+MEM_DATA_MARGIN = 2.0
+
+
+def runtime_minutes(predicted_s: float) -> int:
+    """SLURM ``runtime`` (whole minutes, ≥ 1) of a job predicted to compute ``predicted_s`` seconds."""
+    if not math.isfinite(predicted_s) or predicted_s < 0:
+        raise ValueError(f"predicted seconds must be finite and >= 0, got {predicted_s!r}")
+    return max(1, math.ceil(MARGIN * predicted_s / 60.0 + STARTUP_MIN))
+
+
+def mem_mb(data_mb: float = 0.0) -> int:
+    """SLURM ``mem_mb`` of a job whose settings make it hold ``data_mb`` MB of data."""
+    if not math.isfinite(data_mb) or data_mb < 0:
+        raise ValueError(f"data MB must be finite and >= 0, got {data_mb!r}")
+    return MEM_BASE_MB + 100 * math.ceil(MEM_DATA_MARGIN * data_mb / 100.0)
+
+
+def core_seconds(predicted_s: float) -> float:
+    """Core-seconds one job takes on a cluster core: its computation plus its (warm) start-up."""
+    return float(predicted_s) + JOB_STARTUP_S

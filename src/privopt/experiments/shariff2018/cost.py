@@ -1,0 +1,196 @@
+"""Cost model of the Shariff & Sheffet run jobs: predicted seconds and data memory of one job.
+
+One run job (``workflow/rules/shariff2018.smk``) simulates, for each of its seeds, every variant
+it holds for ``rounds`` rounds (:func:`rounds_simulated`, as :mod:`.runs` resolves ``n_rounds``):
+
+* Exp. 1 (Figs. 2–3): NonPrivate LinUCB at one (reward model, d), K = d² arms;
+* Exp. 2 (Fig. 4): the configured ``variants`` (four) at d on one gap;
+* Exp. 3 (Fig. 5): one mechanism at every ρ_min of the grid (:func:`.runs.exp3_grid`: the
+  configured ``rho_grid``, or the spec's :data:`DEFAULT_RHO_POINTS` = 9 points) at d on one gap.
+
+so ``seconds = seeds × rounds × Σ_variants µs_per_round(variant, d) · 1e-6``.  The cost of a round
+does not depend on t (the tree noise is amortised: ~2 node draws per round) and every round scores
+all K = d² arms, so µs per round is a function of the variant and d only, with the kernel the
+pipeline uses (``kernel="auto"``: the numba "onthefly" kernel below d = 12, the BLAS "batched" one
+from d = 12, :data:`privopt.bandits.episodes.BATCHED_MIN_D`).
+
+Measured constants (:data:`NONPRIVATE_US`, :data:`PRIVATE_US`): CPU µs per round from
+``python benchmarks/bench_bandits.py --cost-table`` (runs of ≈ 0.3 s CPU; each invocation takes the
+median of 3 runs per point, the table holds the median over :data:`MEASURED_RUNS` invocations,
+3 for the private variants at d = 12, 16), see :data:`MEASURED`.  The reward model (Gaussian or
+±1) changes the cost by less than the scatter (checked at d = 5 and 16).  Between measured d the
+model interpolates linearly in log µs vs log d; below the smallest measured d it keeps that
+value (cost falls with d, so this over-estimates); above the largest it extrapolates with
+slope :data:`SLOPE_ABOVE` (d⁴: K·d² flops of the arm scoring).  Each table is made
+non-decreasing in d (running maximum) so that measurement noise cannot make a larger d cheaper.
+A private variant costs the NonPrivate round plus its own overhead (tree noise, release),
+``PRIVATE_US[v][d] − NONPRIVATE_US[d]`` interpolated the same way, extrapolated with slope 3
+(node sampling and the Cholesky of the released matrix are O(d³)).
+
+Cross-check against pipeline jobs logged on the same machine (wall time, loaded): quick Exp. 1
+jobs (5 runs × 10^5 rounds, Gaussian rewards) took 9.0 / 25.2 / 74.2 s at d = 11 / 16 / 23, the
+model says 8.4 / 23.5 / 60.5 s; an Exp. 2 job at 2·10^7 rounds (4 variants, 1 seed, gap 0) took
+220 s at load 4–5, the model says 156 s of CPU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+__all__ = ["MEASURED", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
+           "BYTES_PER_POINT", "Job", "us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
+           "job_data_mb", "jobs"]
+
+MEASURED = ("2026-11-22, 2-core build machine, loaded (load average 4–7 on 2 cores: a Figure 4 run and "
+            "other engineers' jobs); CPU time (time.process_time) per round, "
+            "`python benchmarks/bench_bandits.py --cost-table --repeats 3`")
+#: invocations of the benchmark the medians are over (each 3 repeats per point)
+MEASURED_RUNS = 4
+
+#: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto")
+NONPRIVATE_US: dict[int, float] = {
+    3: 0.521, 4: 0.97, 5: 1.71, 6: 3.17, 8: 7.2, 11: 16.8, 12: 18.3, 16: 46.9, 23: 121.0, 32: 334.0,
+    45: 1040.0, 64: 3660.0,
+}
+#: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto")
+PRIVATE_US: dict[str, dict[int, float]] = {
+    "gaussian": {3: 0.623, 5: 2.14, 8: 6.64, 12: 20.6, 16: 57.1},
+    "wishart": {3: 0.814, 5: 1.84, 8: 6.64, 12: 20.6, 16: 60.1},
+    "wishart_unshifted": {3: 0.76, 5: 1.75, 8: 6.93, 12: 20.1, 16: 59.7},
+}
+#: log-log slope above the largest measured d (NonPrivate: K·d² = d⁴ scoring; private overhead: d³)
+SLOPE_ABOVE = 4.0
+_SLOPE_ABOVE_PRIVATE = 3.0
+_FLOOR_US = 1e-3  # a private overhead measured as ≤ 0 (noise) counts as this
+
+#: ρ_min grid points of Exp. 3 when ``rho_grid`` is null (8-point log grid + shifted-Wishart default;
+#: :func:`privopt.bandits.rho_min_grid`).  A constant here, so that the workflow can size jobs without
+#: importing the bandit library (numba, scipy: seconds on every snakemake start).
+DEFAULT_RHO_POINTS = 9
+
+#: Exp. 3 mechanism -> the Exp. 2 variant whose round costs the same (Wishart grid points: the dearer
+#: of the shifted and unshifted Wishart rounds)
+_MECHANISM_VARIANTS = {"gaussian": ("gaussian",), "wishart": ("wishart", "wishart_unshifted")}
+
+
+def _monotone(table: Mapping[int, float]) -> list[tuple[int, float]]:
+    out, top = [], 0.0
+    for d in sorted(table):
+        top = max(top, float(table[d]), _FLOOR_US)
+        out.append((d, top))
+    return out
+
+
+def _interp(points: list[tuple[int, float]], d: float, slope_above: float) -> float:
+    """Piecewise log-log interpolation; constant below the first point, ``slope_above`` after the last."""
+    if d <= points[0][0]:
+        return points[0][1]
+    if d >= points[-1][0]:
+        d1, v1 = points[-1]
+        return v1 * (d / d1) ** slope_above
+    for (d0, v0), (d1, v1) in zip(points, points[1:]):
+        if d <= d1:
+            w = math.log(d / d0) / math.log(d1 / d0)
+            return math.exp((1 - w) * math.log(v0) + w * math.log(v1))
+    raise AssertionError("unreachable")
+
+
+_NONPRIVATE = _monotone(NONPRIVATE_US)
+_OVERHEAD = {v: _monotone({d: us - NONPRIVATE_US[d] for d, us in table.items()}) for v, table in PRIVATE_US.items()}
+
+
+def us_per_round(variant: str, d: int) -> float:
+    """Predicted CPU µs of one round of ``variant`` at dimension d (K = d² arms)."""
+    if d < 1:
+        raise ValueError(f"d must be >= 1, got {d}")
+    base = _interp(_NONPRIVATE, d, SLOPE_ABOVE)
+    if variant == "nonprivate":
+        return base
+    if variant not in _OVERHEAD:
+        raise ValueError(f"unknown variant {variant!r}; expected nonprivate or one of {sorted(_OVERHEAD)}")
+    return base + _interp(_OVERHEAD[variant], d, _SLOPE_ABOVE_PRIVATE)
+
+
+def rounds_simulated(settings: Mapping) -> int:
+    """Rounds one run simulates: ``n_rounds``, or the full horizon ``n`` when it is null (as :mod:`.runs`)."""
+    return int(settings["n"]) if settings.get("n_rounds") is None else int(settings["n_rounds"])
+
+
+def variants_per_job(experiment: str, settings: Mapping, point: Mapping) -> list[str]:
+    """The variant (cost class) of every run a job makes per seed."""
+    if experiment == "exp1":
+        return ["nonprivate"]
+    if experiment == "exp2":
+        return list(settings["variants"])
+    if experiment == "exp3":
+        points = len(settings["rho_grid"]) if settings.get("rho_grid") else DEFAULT_RHO_POINTS
+        costly = max(_MECHANISM_VARIANTS[point["mechanism"]], key=lambda v: us_per_round(v, int(settings["d"])))
+        return [costly] * points
+    raise ValueError(f"unknown experiment {experiment!r}")
+
+
+def _dimension(experiment: str, settings: Mapping, point: Mapping) -> int:
+    return int(point["d"]) if experiment == "exp1" else int(settings["d"])
+
+
+def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+    """Predicted CPU seconds of one run job.
+
+    ``settings``: the experiment's config section (``shariff2018.exp1`` …); ``point``: the job's
+    parameter point (``{"reward", "d"}``, ``{"gap"}``, ``{"mechanism", "gap"}``); ``n_seeds``: seeds
+    in its block.
+    """
+    d = _dimension(experiment, settings, point)
+    per_round = sum(us_per_round(v, d) for v in variants_per_job(experiment, settings, point))
+    return int(n_seeds) * rounds_simulated(settings) * per_round * 1e-6
+
+
+def _recorded_points(experiment: str, settings: Mapping) -> int:
+    rounds = rounds_simulated(settings)
+    if experiment == "exp3":
+        return rounds // max(1, rounds // max(1, int(settings["rec_points"]))) + 2
+    return rounds // int(settings["rec_every"]) + 2
+
+
+#: bytes per recorded curve point held by a job (tidy frames with merge and concat copies, parquet
+#: write): ≈ 170 measured (5·10^5 points: +86 MB peak), rounded up
+BYTES_PER_POINT = 400
+
+
+def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+    """MB of data one run job holds beyond the interpreter: recorded curves and kernel buffers."""
+    d = _dimension(experiment, settings, point)
+    runs_held = int(n_seeds) * len(variants_per_job(experiment, settings, point))
+    curves = runs_held * _recorded_points(experiment, settings) * BYTES_PER_POINT
+    buffers = 2 * d**2 * d * 8  # batched kernel: K×d arms and K×d products (K = d²)
+    return (curves + buffers) / 1e6
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run job: experiment, parameter point (as the rule's wildcards mean it) and its seed count."""
+
+    experiment: str
+    point: dict
+    n_seeds: int
+
+
+def _seed_counts(n_runs: int, per_job: int) -> list[int]:
+    return [min(a + per_job, n_runs) - a for a in range(0, n_runs, per_job)]
+
+
+def jobs(section: Mapping) -> Iterator[Job]:
+    """Every run job of a (validated) ``shariff2018`` config section, in the pipeline's blocking."""
+    for experiment in ("exp1", "exp2", "exp3"):
+        cfg = section[experiment]
+        if experiment == "exp1":
+            points = [{"reward": r, "d": int(d)} for r in cfg["rewards"] for d in cfg["dims"]]
+        elif experiment == "exp2":
+            points = [{"gap": float(g)} for g in cfg["gaps"]]
+        else:
+            points = [{"mechanism": m, "gap": float(g)} for m in cfg["mechanisms"] for g in cfg["gaps"]]
+        for point in points:
+            for n_seeds in _seed_counts(int(cfg["runs"]), int(cfg["seeds_per_job"])):
+                yield Job(experiment, point, n_seeds)
