@@ -48,8 +48,8 @@ rule chaturvedi2021_runs:
         "logs/chaturvedi2021/runs/{figure}/{reading}/{param}~{point}/seeds~{block}.log",
     threads: 1
     resources:
-        mem_mb=lambda wc: 1000 if wc.figure == "fig1" else 2000,
-        runtime=lambda wc: 10 if wc.figure == "fig1" else 15,
+        mem_mb=ch_mem_mb,
+        runtime=ch_runtime,
     script:
         "../../scripts/chaturvedi2021_runs.py"
 

@@ -4,6 +4,7 @@
 import json
 import math
 import os
+import sys
 
 import yaml
 from pathlib import Path
@@ -81,6 +82,14 @@ def uber_local_source():
 _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 
+# The run rules' resources (runtime, mem_mb) come from the library's cost models, taken from the
+# same checkout as the jobs' code.
+if _src not in sys.path:
+    sys.path.insert(0, _src)
+from privopt.experiments import cost as run_cost
+from privopt.experiments.chaturvedi2021 import cost as ch_cost
+from privopt.experiments.shariff2018 import cost as sh_cost
+
 
 # The papers in the report, their figures and claims: paper/papers.yaml is the registry.
 REPORT_PAPERS = yaml.safe_load((Path(workflow.basedir) / "paper" / "papers.yaml").read_text())
@@ -120,6 +129,22 @@ def ch_grid_modes():
 
 def ch_figure_files(figure):
     return [f"results/figures/chaturvedi2021/{figure}.{ext}" for ext in ("pdf", "png")]
+
+
+def ch_job_cost(wc):
+    """(figure, point, figure section, reading settings, seeds) of a run job, for the cost model."""
+    fig = CH[wc.figure]
+    return wc.figure, int(wc.point), fig, fig["readings"][wc.reading], len(seeds_of(wc.block))
+
+
+def ch_runtime(wc):
+    """SLURM runtime (minutes) of a run job, from its predicted seconds (privopt.experiments.chaturvedi2021.cost)."""
+    return run_cost.runtime_minutes(ch_cost.job_seconds(*ch_job_cost(wc)))
+
+
+def ch_mem_mb(wc):
+    """SLURM mem_mb of a run job: interpreter and libraries plus the data its settings make it hold."""
+    return run_cost.mem_mb(ch_cost.job_data_mb(*ch_job_cost(wc)))
 
 
 # Shariff & Sheffet (2018): run files, tables and figure files of Experiments 1–3.
@@ -165,4 +190,26 @@ def sh_settings(experiment):
 
 def sh_figure_files(figure):
     return [f"results/figures/shariff2018/{figure}.{ext}" for ext in ("pdf", "png")]
+
+
+def sh_job_cost(experiment, wc):
+    """(experiment, its config section, parameter point, seeds) of a run job, for the cost model."""
+    if experiment == "exp1":
+        point = {"reward": wc.reward, "d": int(wc.d)}
+    elif experiment == "exp2":
+        point = {"gap": float(wc.gap)}
+    else:
+        point = {"mechanism": wc.mechanism, "gap": float(wc.gap)}
+    return experiment, SH[experiment], point, len(seeds_of(wc.block))
+
+
+def sh_runtime(experiment):
+    """SLURM runtime (minutes) of the run jobs of one experiment: a callable of the wildcards
+    (predicted seconds from privopt.experiments.shariff2018.cost, with margin and start-up)."""
+    return lambda wc: run_cost.runtime_minutes(sh_cost.job_seconds(*sh_job_cost(experiment, wc)))
+
+
+def sh_mem_mb(experiment):
+    """SLURM mem_mb of the run jobs of one experiment: a callable of the wildcards."""
+    return lambda wc: run_cost.mem_mb(sh_cost.job_data_mb(*sh_job_cost(experiment, wc)))
 

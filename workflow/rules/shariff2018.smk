@@ -37,8 +37,8 @@ rule shariff2018_runs_exp1:
         "logs/shariff2018/runs/exp1/reward~{reward}/d~{d}/seeds~{block}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=lambda wc: 10 if int(wc.d) <= 16 else 120,
+        mem_mb=sh_mem_mb("exp1"),
+        runtime=sh_runtime("exp1"),
     script:
         "../../scripts/shariff2018_runs.py"
 
@@ -58,8 +58,8 @@ rule shariff2018_runs_exp2:
         "logs/shariff2018/runs/exp2/gap~{gap}/seeds~{block}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=60,
+        mem_mb=sh_mem_mb("exp2"),
+        runtime=sh_runtime("exp2"),
     script:
         "../../scripts/shariff2018_runs.py"
 
@@ -78,8 +78,8 @@ rule shariff2018_runs_exp3:
         "logs/shariff2018/runs/exp3/mechanism~{mechanism}/gap~{gap}/seeds~{block}.log",
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=240,
+        mem_mb=sh_mem_mb("exp3"),
+        runtime=sh_runtime("exp3"),
     script:
         "../../scripts/shariff2018_runs.py"
 
