@@ -9,8 +9,11 @@ start-up), as a markdown table, followed by the measured constants the models us
 ``privopt.experiments.chaturvedi2021.cost``).  Only the run jobs are counted: the other rules are
 local and take seconds to minutes (README "Runtimes").
 
+Then the SLURM job layout under a profile's job groups (``--profile``, default ``profiles/slurm``):
+SLURM jobs per run rule and minutes per SLURM job.
+
 Run: ``python benchmarks/paper_cost.py [CONFIG ...]`` or ``… --configfile CONFIG ...`` (default
-``config/config.yaml config/paper.yaml``).
+``config/config.yaml config/paper.yaml``) ``[--profile DIR]``.
 """
 
 from __future__ import annotations
@@ -74,6 +77,43 @@ def figure_rows(config: dict) -> list[dict]:
     return rows
 
 
+def slurm_layout(config: dict, profile: Path) -> list[dict]:
+    """SLURM jobs per run rule under a profile's ``groups`` / ``group-components``: a grouped SLURM
+    job runs its jobs one after another on one core (``cores: 1``), so its minutes and its time
+    limit are the sums over its jobs.  Snakemake fills groups in DAG order; here consecutive jobs
+    in config order (the order of the run-file lists in workflow/rules/common.smk)."""
+    prof = yaml.safe_load(Path(profile).read_text())
+    groups, components = prof.get("groups", {}), prof.get("group-components", {})
+    jobs = {"chaturvedi2021": list(ch_cost.jobs(config["chaturvedi2021"])),
+            "shariff2018": list(sh_cost.jobs(config["shariff2018"]))}
+    rows = []
+    for rule in dict.fromkeys(r[1] for r in FIGURES):
+        secs = [predicted_seconds(config, paper, j) for label, r, paper, select in FIGURES if r == rule
+                for j in jobs[paper] if select(j)]
+        if not secs:
+            continue
+        size = int(components.get(groups[rule], 1)) if rule in groups else 1
+        chunks = [secs[i:i + size] for i in range(0, len(secs), size)]
+        minutes = [sum(c) / 60 + run_cost.JOB_STARTUP_S * len(c) / 60 for c in chunks]
+        limits = [sum(run_cost.runtime_minutes(x) for x in c) for c in chunks]
+        rows.append({"rule": rule, "jobs": len(secs), "per_slurm_job": size, "slurm_jobs": len(chunks),
+                     "min": min(minutes), "median": statistics.median(minutes), "max": max(minutes),
+                     "limit_min": min(limits), "limit_max": max(limits)})
+    return rows
+
+
+def layout_markdown(rows: list[dict], profile: Path) -> str:
+    out = [f"SLURM job layout under {profile} (grouped jobs run one after another on one core):", "",
+           "| run rule | run jobs | run jobs per SLURM job | SLURM jobs | minutes per SLURM job (min / median / max) | "
+           "time limit asked (min) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        out.append(f"| `{r['rule']}` | {r['jobs']} | {r['per_slurm_job']} | {r['slurm_jobs']} | {_minutes(r['min'])} / "
+                   f"{_minutes(r['median'])} / {_minutes(r['max'])} | {_span(r['limit_min'], r['limit_max'])} |")
+    out.append(f"| **all** | {sum(r['jobs'] for r in rows)} | | {sum(r['slurm_jobs'] for r in rows)} | | |")
+    return "\n".join(out)
+
+
 def _minutes(x: float) -> str:
     return f"{x:.2f}" if x < 10 else f"{x:.0f}"
 
@@ -121,11 +161,16 @@ def main() -> None:
                     help="config files, later ones over earlier ones (config/config.yaml is always the base); "
                          "default: config/config.yaml config/paper.yaml")
     ap.add_argument("--configfile", nargs="+", type=Path, default=[], help="the same, spelt as for snakemake")
+    ap.add_argument("--profile", type=Path, default=REPO / "profiles" / "slurm" / "config.yaml",
+                    help="SLURM profile whose job groups give the SLURM job layout (default profiles/slurm)")
     args = ap.parse_args()
     files = [*args.configs, *args.configfile] or [REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml"]
     config = load_config(files)
     print(f"# configs: {' + '.join(str(p) for p in files)} (scale: {config.get('scale')})\n")
     print(markdown(figure_rows(config)))
+    print()
+    profile = args.profile / "config.yaml" if args.profile.is_dir() else args.profile
+    print(layout_markdown(slurm_layout(config, profile), args.profile))
     print()
     print(constants())
 

@@ -32,6 +32,20 @@ def test_lint_is_clean():
     assert "Congratulations" in proc.stdout + proc.stderr
 
 
+def test_only_run_rules_are_cluster_jobs_and_the_slurm_profile_groups_run_rules():
+    text = "".join(p.read_text() for p in [REPO / "Snakefile", *sorted((REPO / "workflow/rules").glob("*.smk"))])
+    rules = set(re.findall(r"^rule (\w+):", text, re.M))
+    local = {name for block in re.findall(r"^localrules:\n((?:    \w+,?\n)+)", text, re.M)
+             for name in re.findall(r"\w+", block)}
+    run_rules = {r for r in rules if re.search(r"_runs(_exp\d)?$", r)}
+    assert run_rules >= {"chaturvedi2021_runs", "shariff2018_runs_exp1", "shariff2018_runs_exp2", "shariff2018_runs_exp3"}
+    assert local == rules - run_rules, (local ^ (rules - run_rules))
+    profile = yaml.safe_load((REPO / "profiles/slurm/config.yaml").read_text())
+    assert profile["executor"] == "slurm" and profile["cores"] == 1
+    assert set(profile["groups"]) <= run_rules
+    assert set(profile["group-components"]) == set(profile["groups"].values())
+
+
 @needs_subset
 def test_dry_run_of_a_fresh_copy_plans_every_figure(tmp_path):
     work = copy_workflow(tmp_path / "wf")
