@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privopt import seeding
 from privopt.experiments.shariff2018 import runs
 from privopt.experiments.summary import summarise
 
@@ -16,8 +17,9 @@ def ols_slope(d, r) -> float:
 
 
 def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% CI of the all-runs OLS slope, resampling runs within each d (spec §7.3)."""
-    rng = np.random.default_rng(seed)
+    """95% CI of the all-runs OLS slope, resampling runs within each d (spec §7.3); the resampling
+    stream is keyed by (shariff2018, fig3_bootstrap, n_boot, seed) like every other stream."""
+    rng = seeding.rng("shariff2018", "fig3_bootstrap", {"n_boot": n_boot}, seed)
     groups = [g["regret"].to_numpy() for _, g in runs_df.groupby("d", sort=True)]
     ds = sorted(runs_df["d"].unique())
     slopes = []
