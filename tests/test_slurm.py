@@ -4,8 +4,9 @@ A single-node SLURM (munged, slurmctld, slurmd as plain processes on 127.0.0.1, 
 started by ``tests/slurm/slurm_ci.sh``, which installs the Debian packages when they are missing.
 The smoke configuration then runs with ``profiles/slurm`` (the profile a cluster user copies, with
 the partition filled in as a user would; its job groups included), job states read with
-``squeue``, and its result tables must equal those of the local ``--cores 2`` smoke run.  Every daemon the test started is stopped by
-its PID, and its state removed, however the test ends.
+``squeue``, and its result tables must equal those of the local ``--cores 2`` smoke run.  Every
+daemon the test started is stopped by its PID, and its state removed, however the test ends
+(a failure, or SIGTERM; after a SIGKILL the next start finds the old PID files and stops them).
 
 Needs root and either the SLURM binaries or apt-get; select with ``-m slurm``.
 """
@@ -103,7 +104,7 @@ def _tables(work: Path) -> dict[str, Path]:
     """Every result table, claims file and per-job run file, by path relative to the workdir."""
     found = {}
     for pattern in ("results/*/tables/*", "results/claims/*.csv", "results/*/runs/**/*.parquet"):
-        for path in (work).glob(pattern):
+        for path in work.glob(pattern):
             if path.is_file():
                 found[str(path.relative_to(work))] = path
     return found
