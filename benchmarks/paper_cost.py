@@ -59,10 +59,15 @@ def predicted_seconds(config: dict, paper: str, job) -> float:
     return sh_cost.job_seconds(job.experiment, config[paper][job.experiment], job.point, job.n_seeds)
 
 
+def run_jobs(config: dict) -> dict[str, list]:
+    """Every run job of the configuration, per paper, in config order."""
+    return {"chaturvedi2021": list(ch_cost.jobs(config["chaturvedi2021"])),
+            "shariff2018": list(sh_cost.jobs(config["shariff2018"]))}
+
+
 def figure_rows(config: dict) -> list[dict]:
     """One row per figure: jobs, predicted minutes per job, requested runtimes, core-hours."""
-    jobs = {"chaturvedi2021": list(ch_cost.jobs(config["chaturvedi2021"])),
-            "shariff2018": list(sh_cost.jobs(config["shariff2018"]))}
+    jobs = run_jobs(config)
     rows = []
     for label, rule, paper, select in FIGURES:
         secs = [predicted_seconds(config, paper, j) for j in jobs[paper] if select(j)]
@@ -84,8 +89,7 @@ def slurm_layout(config: dict, profile: Path) -> list[dict]:
     in config order (the order of the run-file lists in workflow/rules/common.smk)."""
     prof = yaml.safe_load(Path(profile).read_text())
     groups, components = prof.get("groups", {}), prof.get("group-components", {})
-    jobs = {"chaturvedi2021": list(ch_cost.jobs(config["chaturvedi2021"])),
-            "shariff2018": list(sh_cost.jobs(config["shariff2018"]))}
+    jobs = run_jobs(config)
     rows = []
     for rule in dict.fromkeys(r[1] for r in FIGURES):
         secs = [predicted_seconds(config, paper, j) for label, r, paper, select in FIGURES if r == rule
