@@ -32,7 +32,7 @@ from privopt.bandits.instances import (
     zone_mode,
 )
 from privopt.bandits.kernels import sample_decision_sets_nb
-from privopt.mechanisms.gaussian import FastGenerator
+from privopt.fastrng import FastGenerator
 from privopt.seeding import seed_sequence
 
 N_PAPER = 50_000_000

@@ -4,25 +4,20 @@ Spec: shared/specs/private-linear-bandits.md.  Modules:
 
 * :mod:`.parameters` — constants m, k, c, Υ, σ_noise, (ρ_min, ρ_max, γ) per variant; the ρ_min → (shift,
   ρ_max, γ) mapping of Fig. 5; the Fig. 5 grid.
-* :mod:`.instances` — θ*, exact spherical-zone arm sampler, rewards, exact densities.
-* :mod:`.kernels` — the numba episode kernel (all variants).
+* :mod:`.instances` — θ*, exact spherical-zone arm sampler, rewards, exact zone law.
+* :mod:`.streams` — a run's environment / noise / audit random streams, derived from its seed.
+* :mod:`.results` — the recording grid and :class:`EpisodeResult`, shared by both engines.
+* :mod:`.kernels` — the numba episode kernels (all variants).
 * :mod:`.linucb` — plain-numpy reference implementation (oracle / benchmark baseline).
-* :mod:`.episodes` — :func:`run_episode` / :func:`run_episodes`, seeding and recording.
+* :mod:`.episodes` — :func:`run_episode` / :func:`run_episodes` (either engine) and audits.
 
+Each module imports only modules listed before it (no import cycle).
 The tree-based aggregation and node-noise samplers live in :mod:`privopt.mechanisms.tree`,
-:mod:`privopt.mechanisms.gaussian` and :mod:`privopt.mechanisms.wishart`.
+:mod:`privopt.mechanisms.gaussian` and :mod:`privopt.mechanisms.wishart`, the random variates in
+:mod:`privopt.fastrng`.
 """
 
-from privopt.bandits.episodes import (
-    EpisodeBatch,
-    EpisodeResult,
-    as_seed_sequence,
-    episode_streams,
-    record_grid,
-    run_episode,
-    run_episodes,
-    sample_audit_rounds,
-)
+from privopt.bandits.episodes import EpisodeBatch, run_episode, run_episodes
 from privopt.bandits.instances import BanditInstance, draw_theta, sample_decision_set
 from privopt.bandits.parameters import (
     VARIANTS,
@@ -31,11 +26,13 @@ from privopt.bandits.parameters import (
     nonprivate_params,
     params_for_rho_min,
     rho_min_grid,
-    tree_levels,
     variant_params,
     wishart_df,
     wishart_params,
 )
+from privopt.bandits.results import EpisodeResult, record_grid
+from privopt.bandits.streams import as_seed_sequence, episode_streams, sample_audit_rounds
+from privopt.mechanisms.tree import tree_levels
 
 __all__ = [
     "VARIANTS",

@@ -13,25 +13,12 @@ This is what experiment code (and the Snakemake scripts, through ``privopt.exper
     batch.curves   # tidy: variant, seed, t, regret
     batch.runs     # one row per (variant, seed): final regret, pd_failures, wall_s, constants …
 
-Seeding (spec §9.1 item 8, project rule "all randomness from a SeedSequence/Generator passed in").
-A run's seed (int, ``SeedSequence`` or ``Generator``) is turned into a ``SeedSequence`` ``ss``
-(a ``Generator`` contributes 8 draws of 32-bit entropy — it is advanced); then
-
-* environment stream  ``env   = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (0,)))``
-  — θ*, decision sets, reward coins;
-* noise stream        ``noise = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (1, code)))``
-  with code = 0/1/2 for mechanism none/gaussian/wishart — tree node noises;
-* audit stream        ``Generator(PCG64(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (2,))))``
-  — only the random sample of audited rounds (:func:`sample_audit_rounds`); the kernel never
-  draws from it, so auditing changes no decision and no regret value.
-
-``FastGenerator`` (:mod:`privopt.mechanisms.gaussian`) is xoshiro256++ with state
-``SeedSequence.generate_state(4, uint64)``; the numba kernel advances the same state arrays, and the
-plain-numpy reference calls the generator's numpy-like methods, so both draw identical numbers.  Consequences: every variant run with the same seed sees the same θ*,
-decision sets and reward coins (common random numbers); "wishart" and "wishart_unshifted" (and all
-Fig. 5 Wishart grid points) also share their noise matrices N_t; a run of T rounds is an exact
-prefix of the run of any longer horizon with the same ``VariantParams`` (spec §9.4).  Nothing
-depends on job order or on how many runs a job contains.
+Seeding: a run's seed gives its environment, noise and audit streams (:mod:`privopt.bandits.streams`):
+every variant run with the same seed sees the same θ*, decision sets and reward coins (common random
+numbers), and a run of T rounds is an exact prefix of a longer run with the same ``VariantParams``.
+``engine="numba"`` (kernels of :mod:`privopt.bandits.kernels`) and ``engine="numpy"`` (reference of
+:mod:`privopt.bandits.linucb`) draw identical numbers and return the same
+:class:`~privopt.bandits.results.EpisodeResult`.
 """
 
 from __future__ import annotations
@@ -39,31 +26,21 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from privopt.bandits.instances import BanditInstance, draw_theta, householder, zone_mode
-from privopt.bandits.kernels import (
-    MECH_CODES,
-    audit_layout,
-    audit_width,
-    dim_tag,
-    episode_kernel,
-    episode_kernel_batched,
-)
-from privopt.bandits.parameters import VariantParams
-from privopt.mechanisms.gaussian import FastGenerator
+from privopt.bandits.kernels import audit_layout, audit_width, dim_tag, episode_kernel, episode_kernel_batched
+from privopt.bandits.linucb import run_episode_reference
+from privopt.bandits.parameters import MECH_CODES, VariantParams
+from privopt.bandits.results import EpisodeResult, record_grid
+from privopt.bandits.streams import SeedLike, as_seed_sequence, episode_streams, sample_audit_rounds
+from privopt.mechanisms.gaussian import unpack_symmetric
 
 __all__ = [
-    "SeedLike",
-    "EpisodeResult",
     "EpisodeBatch",
-    "as_seed_sequence",
-    "episode_streams",
-    "sample_audit_rounds",
-    "record_grid",
     "run_episode",
     "run_episodes",
     "AUDIT_COLUMNS",
@@ -78,110 +55,6 @@ log = logging.getLogger(__name__)
 #: ``kernel="auto"`` uses the batched kernel from this dimension on (K = d² arms).
 BATCHED_MIN_D = 12
 
-SeedLike = int | np.random.SeedSequence | np.random.Generator
-
-
-def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
-    """int → SeedSequence(int); SeedSequence → itself; Generator → SeedSequence of 8 of its 32-bit draws."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence([int(v) for v in seed.integers(0, 2**32, size=8, dtype=np.uint64)])
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.SeedSequence(int(seed))
-    raise TypeError(f"seed must be a non-negative int, SeedSequence or Generator, got {seed!r}")
-
-
-def episode_streams(seed: SeedLike, mechanism: str) -> tuple[FastGenerator, FastGenerator]:
-    """(env, noise) generators of one run (module docstring)."""
-    ss = as_seed_sequence(seed)
-    key = tuple(ss.spawn_key)
-    env = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (0,)))
-    noise = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (1, MECH_CODES[mechanism])))
-    return env, noise
-
-
-def sample_audit_rounds(seed: SeedLike, n_rounds: int, size: int) -> np.ndarray:
-    """``size`` distinct rounds drawn uniformly from 1..n_rounds by the run's audit stream (sorted).
-
-    The stream depends only on the run's seed (module docstring), so every variant run on that
-    seed is audited at the same rounds.  ``size ≥ n_rounds`` gives every round; 0 gives none.
-    """
-    if isinstance(size, bool) or int(size) != size or size < 0:
-        raise ValueError(f"size must be a non-negative integer, got {size!r}")
-    n_rounds, size = int(n_rounds), int(size)
-    if size >= n_rounds:
-        return np.arange(1, n_rounds + 1, dtype=np.int64)
-    ss = as_seed_sequence(seed)
-    gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (2,))))
-    return np.sort(gen.choice(n_rounds, size=size, replace=False).astype(np.int64) + 1)
-
-
-def record_grid(n_rounds: int, record=None) -> np.ndarray:
-    """Rounds at which the cumulative regret R̂_t is recorded (always includes 0 and n_rounds).
-
-    ``None`` → about 1000 evenly spaced points; int k → every k rounds; array → those rounds.
-    """
-    if record is None:
-        record = max(1, n_rounds // 1000)
-    if np.isscalar(record):
-        k = int(record)
-        if k < 1:
-            raise ValueError("record interval must be >= 1")
-        grid = np.arange(0, n_rounds + 1, k, dtype=np.int64)
-        if grid[-1] != n_rounds:
-            grid = np.append(grid, n_rounds)
-        return grid
-    grid = np.unique(np.asarray(record, dtype=np.int64))
-    if grid.size and (grid[0] < 0 or grid[-1] > n_rounds):
-        raise ValueError("record rounds must lie in [0, n_rounds]")
-    return grid
-
-
-@dataclass
-class EpisodeResult:
-    """One run of one variant.  ``regret[i]`` is R̂_t at t = ``t[i]`` (cumulative pseudo-regret)."""
-
-    variant: str
-    params: VariantParams
-    n_rounds: int
-    t: np.ndarray
-    regret: np.ndarray
-    theta: np.ndarray
-    pd_failures: int
-    n_optimal: int
-    node_draws: int
-    wall_s: float
-    engine: str
-    audit: pd.DataFrame | None = None
-    trace: np.ndarray | None = None
-    extra: dict = field(default_factory=dict)
-
-    @property
-    def final_regret(self) -> float:
-        return float(self.regret[-1]) if self.t.size and self.t[-1] == self.n_rounds else float("nan")
-
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy curve: columns variant, t, regret."""
-        return pd.DataFrame({"variant": self.variant, "t": self.t, "regret": self.regret})
-
-    def summary(self) -> dict:
-        """Run metadata (one flat row)."""
-        row = {"variant": self.variant, "n_rounds": self.n_rounds, "final_regret": self.final_regret,
-               "pd_failures": self.pd_failures, "n_optimal": self.n_optimal,
-               "node_draws": self.node_draws, "wall_s": self.wall_s, "engine": self.engine,
-               "us_per_round": 1e6 * self.wall_s / max(1, self.n_rounds)}
-        row.update({f"param_{k}": v for k, v in self.params.metadata().items() if k != "name"})
-        return row
-
-
-def _unpack(packed: np.ndarray, d: int) -> np.ndarray:
-    out = np.zeros((d, d))
-    r, c = np.tril_indices(d)
-    out[r, c] = packed
-    out[c, r] = packed
-    return out
-
 
 def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
     """Evaluate raw audit rows of the kernel (spec §8 S.1/S.2): per audited round t,
@@ -190,9 +63,9 @@ def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
     lay = audit_layout(d)
     rows = []
     for r in raw:
-        H = _unpack(r[lay["H"]], d)
+        H = unpack_symmetric(r[lay["H"]], d)
         h = r[lay["h"]]
-        V = _unpack(r[lay["V"]], d)
+        V = unpack_symmetric(r[lay["V"]], d)
         diff = theta - r[lay["theta_hat"]]
         lam = np.linalg.eigvalsh(H)
         hn = float(np.sqrt(h @ np.linalg.solve(H, h))) if lam[0] > 0 else np.inf
@@ -242,8 +115,6 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     """
     _check(variant, instance, n_rounds)
     if engine == "numpy":
-        from privopt.bandits.linucb import run_episode_reference
-
         return run_episode_reference(variant, instance, n_rounds, seed, record=record, trace=trace)
     if engine != "numba":
         raise ValueError(f"engine must be 'numba' or 'numpy', got {engine!r}")
@@ -275,7 +146,7 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     fn = episode_kernel if kernel == "onthefly" else episode_kernel_batched
     t0 = time.perf_counter()
     pd_fail, n_opt, draws = fn(
-        env.state, noise.state, theta, dim_tag(d), K, instance.opt_mean, instance.low, instance.high,
+        env.state, noise.state, dim_tag(d), K, instance.opt_mean, instance.low, instance.high,
         om, hv, hc, hs, instance.reward == "gaussian", mech, max(variant.m, 1), float(variant.df),
         variant.L_tilde_sq, variant.sigma_noise, variant.shift, variant.kappa, variant.xi, variant.sigma,
         n_rounds, grid, rec_out, audit_t, audit_out, tr)

@@ -49,9 +49,7 @@ __all__ = [
     "embed",
     "zone_mode",
     "zone_accept_prob",
-    "zone_density",
     "zone_cdf",
-    "zone_probability",
     "sample_zone_inner",
     "sample_arm",
     "sample_decision_set",
@@ -168,26 +166,12 @@ def zone_accept_prob(t: float, one_minus_t0sq: float, d: int) -> float:
 _zone_accept_prob_nb = numba.njit(cache=True, inline="always")(zone_accept_prob)
 
 
-def zone_density(t, d: int, a: float = -1.0, b: float = 1.0) -> np.ndarray:
-    """Exact density of T = ⟨x, θ*⟩ for x uniform on the zone {⟨x, θ*⟩ ∈ [a, b]} of S^{d−1}."""
-    t = np.asarray(t, dtype=np.float64)
-    law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
-    mass = law.cdf(b) - law.cdf(a)
-    return np.where((t >= a) & (t <= b), law.pdf(t) / mass, 0.0)
-
-
 def zone_cdf(t, d: int, a: float = -1.0, b: float = 1.0) -> np.ndarray:
     """Exact CDF of T on [a, b]: (F(t) − F(a))/(F(b) − F(a)), F the Beta((d−1)/2,(d−1)/2) law on [−1, 1]."""
     t = np.clip(np.asarray(t, dtype=np.float64), a, b)
     law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
     fa, fb = law.cdf(a), law.cdf(b)
     return (law.cdf(t) - fa) / (fb - fa)
-
-
-def zone_probability(d: int, a: float, b: float) -> float:
-    """P(⟨x, θ*⟩ ∈ [a, b]) for x uniform on S^{d−1} (acceptance of sphere rejection, method C)."""
-    law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
-    return float(law.cdf(b) - law.cdf(a))
 
 
 # ----------------------------------------------------------------------------- samplers

@@ -26,8 +26,8 @@ BLAS product per round (spec §9.2), faster from d ≈ 12 on (Exp. 1 goes up to 
 Both kernels consume the random streams identically and make identical decisions.
 
 Randomness (documented contract, relied upon by the tests): two xoshiro256++ states
-(``FastGenerator.state`` of :mod:`privopt.mechanisms.gaussian`, seeded from SeedSequences by
-:func:`privopt.bandits.episodes.episode_streams`) are passed in and advanced in place, so the
+(``FastGenerator.state`` of :mod:`privopt.fastrng`, seeded from SeedSequences by
+:func:`privopt.bandits.streams.episode_streams`) are passed in and advanced in place, so the
 kernel draws *exactly* the numbers the plain-numpy reference draws from ``FastGenerator``
 objects with the same states:
 
@@ -58,21 +58,13 @@ import numba
 import numpy as np
 
 from privopt.bandits.instances import _zone_accept_prob_nb
-from privopt.mechanisms.gaussian import (
-    rng_load,
-    rng_normal_t,
-    rng_store,
-    rng_uniform_t,
-    sym_gaussian_packed_into,
-)
+from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
+from privopt.mechanisms.gaussian import sym_gaussian_packed_into
 from privopt.mechanisms.tree import EXACT_REFRESH_LEVEL, path_refresh_top
 from privopt.mechanisms.wishart import bartlett_packed_into
 
-__all__ = ["MECH_CODES", "TIE_RTOL", "audit_layout", "audit_width", "dim_tag", "episode_kernel",
+__all__ = ["TIE_RTOL", "audit_layout", "audit_width", "dim_tag", "episode_kernel",
            "episode_kernel_batched", "draw_arm_prime", "sample_decision_sets_nb"]
-
-#: mechanism name → integer code used by the kernel
-MECH_CODES = {"none": 0, "gaussian": 1, "wishart": 2}
 
 _REFRESH = EXACT_REFRESH_LEVEL
 #: UCB values within this relative distance of the running maximum count as ties (→ lowest index).
@@ -90,7 +82,7 @@ def dim_tag(d: int) -> tuple:
 def draw_arm_prime(st, d, is_opt, opt_mean, a, width, om, g):
     """Draw one arm in the θ* = e₁ basis, canonical order; return (T, sc, state) with x' = (T, sc·g).
 
-    ``st`` is an environment state tuple (:func:`privopt.mechanisms.gaussian.rng_load`).
+    ``st`` is an environment state tuple (:func:`privopt.fastrng.rng_load`).
     Zone arms: T on [a, a + width] by uniform-proposal rejection (``om`` = 1 − t₀²); then
     g ← d − 1 standard normals (written to g[1:]) and sc = sqrt((1 − T²)/‖g‖²).
     """
@@ -420,7 +412,7 @@ def _observe(st, reward_gauss, mu, x, G, u, d):
 
 
 @numba.njit(cache=True)
-def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
+def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
                    mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r,
                    n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
     """Run one episode of Algorithm 1, arms generated and scored on the fly (small d).
@@ -428,7 +420,6 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
     Parameters
     ----------
     env, noise : uint64[4] FastGenerator states (advanced in place) — environment / tree noise.
-    theta : (d,) unit vector θ*.
     dim_tag : a tuple of d zeros (:func:`dim_tag`).  Its length is part of the numba type, so d is
         a compile-time constant and each d gets its own cached specialisation with fully unrolled
         d×d loops (≈2× faster at d = 5 than a run-time d).
@@ -436,8 +427,8 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
     om, hv, hc, hs : 1 − t₀² of the zone sampler; Householder map Q x' = hs·(x' − hc⟨hv, x'⟩hv)
         with Q e₁ = θ* (:func:`privopt.bandits.instances.householder`).
     reward_gauss : False → ±1 rewards, True → μ + N(0, 1).
-    mech : 0 none (H = shift·I), 1 symmetric Gaussian nodes (σ = ``sigma_noise``),
-        2 Wishart nodes W_{d+1}(node_scale·I, df).
+    mech : :data:`privopt.bandits.parameters.MECH_CODES` of the mechanism — 0 none (H = shift·I),
+        1 symmetric Gaussian nodes (σ = ``sigma_noise``), 2 Wishart nodes W_{d+1}(node_scale·I, df).
     m : tree levels (node noises per release).
     shift, kappa, xi, sigma_r : V = G + N + shift·I; β = sigma_r·sqrt(max(0, kappa + log det V)) + xi.
     n_rounds : rounds to simulate (≤ 2^(m−1) for private variants).
@@ -538,7 +529,7 @@ def episode_kernel(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, h
 
 
 @numba.njit(cache=True)
-def episode_kernel_batched(env, noise, theta, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
+def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                            reward_gauss, mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r,
                            n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
     """Same algorithm, same random streams and decisions as :func:`episode_kernel`, for large K·d.

@@ -6,10 +6,11 @@ z_s z_sᵀ (z_s = [x_s; y_s]) with the variant's node sampler, read V_t and ũ_t
 (d+1)×(d+1) matrix M̃_t, solve with ``np.linalg``, and score the whole decision set at once.
 
 It consumes the same two random streams as the numba kernel, in the same order (see
-:mod:`privopt.bandits.episodes` and :mod:`privopt.bandits.instances`), so for the same seed it makes
+:mod:`privopt.bandits.streams` and :mod:`privopt.bandits.instances`), so for the same seed it makes
 the same decisions — this is the oracle for :func:`privopt.bandits.kernels.episode_kernel`.
-The only random-variate code shared with the kernel are numpy's own generators; the node samplers
-are the numpy versions (:func:`privopt.mechanisms.gaussian.symmetric_gaussian`,
+The variates come from the numpy-like methods of :class:`privopt.fastrng.FastGenerator` (the
+kernel calls the numba functions behind them on the same state); the node samplers are the numpy
+versions (:func:`privopt.mechanisms.gaussian.symmetric_gaussian`,
 :func:`privopt.mechanisms.wishart.wishart_bartlett`) and the arm sampler is
 :func:`privopt.bandits.instances.sample_decision_set`.
 """
@@ -24,6 +25,8 @@ import numpy as np
 from privopt.bandits.instances import BanditInstance, draw_reward, draw_theta, sample_decision_set
 from privopt.bandits.kernels import TIE_RTOL
 from privopt.bandits.parameters import VariantParams
+from privopt.bandits.results import EpisodeResult, record_grid
+from privopt.bandits.streams import episode_streams
 from privopt.mechanisms.gaussian import symmetric_gaussian_node_sampler
 from privopt.mechanisms.tree import TreeAggregator
 from privopt.mechanisms.wishart import wishart_node_sampler
@@ -100,10 +103,8 @@ class ReferenceLinUCB:
 
 
 def run_episode_reference(params: VariantParams, instance: BanditInstance, n_rounds: int, seed, *,
-                          record=None, trace: bool = False):
+                          record=None, trace: bool = False) -> EpisodeResult:
     """Reference twin of :func:`privopt.bandits.episodes.run_episode` (same streams, same output)."""
-    from privopt.bandits.episodes import EpisodeResult, episode_streams, record_grid
-
     env, noise = episode_streams(seed, params.mechanism)
     d = instance.d
     theta = np.asarray(instance.theta, dtype=np.float64) if instance.theta is not None else draw_theta(env, d)

@@ -41,13 +41,15 @@ from typing import Any
 
 import numpy as np
 
+from privopt.mechanisms.tree import tree_levels
+
 __all__ = [
     "VariantParams",
     "VARIANTS",
     "MECHANISMS",
+    "MECH_CODES",
     "K_RULES",
     "GAMMA_RULES",
-    "tree_levels",
     "default_alpha",
     "wishart_df",
     "gaussian_node_sigma",
@@ -62,6 +64,8 @@ __all__ = [
 
 VARIANTS = ("nonprivate", "gaussian", "wishart", "wishart_unshifted")
 MECHANISMS = ("none", "gaussian", "wishart")
+#: mechanism name → integer code: the kernels' ``mech`` argument and the noise stream's spawn key
+MECH_CODES = {name: code for code, name in enumerate(MECHANISMS)}
 K_RULES = ("paper", "authors_code")
 GAMMA_RULES = ("prop9", "claim20")
 
@@ -160,15 +164,6 @@ def _check_privacy(eps, delta) -> tuple[float, float]:
     if not (0 < delta < 1):
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     return eps, delta
-
-
-def tree_levels(n: int) -> int:
-    """m = ⌈log2(n) + 1⌉ = 1 + ⌈log2 n⌉ levels; the tree has 2^(m−1) ≥ n leaves (spec §3.1, §11.17).
-
-    Exact integer arithmetic: ⌈log2 n⌉ = bit_length(n − 1).  27 for n = 5·10^7, 18 for 10^5.
-    """
-    n = _check_int(n, "n")
-    return 1 + (n - 1).bit_length()
 
 
 def default_alpha(n: int) -> float:

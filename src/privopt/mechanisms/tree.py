@@ -61,7 +61,11 @@ EXACT_REFRESH_LEVEL = 10
 
 
 def tree_levels(n: int) -> int:
-    """m = ⌈log2(n) + 1⌉ = 1 + bit_length(n − 1) levels for a horizon of n items (2^(m−1) ≥ n)."""
+    """m = ⌈log2(n) + 1⌉ = 1 + ⌈log2 n⌉ levels for a horizon of n items: 2^(m−1) ≥ n leaves
+    (private-linear-bandits spec §3.1, §11.17).
+
+    Exact integer arithmetic: ⌈log2 n⌉ = bit_length(n − 1).  27 for n = 5·10^7, 18 for 10^5.
+    """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     return 1 + (int(n) - 1).bit_length()

@@ -12,7 +12,7 @@ instead of O(k·D) — essential at k ≈ 1.4·10^5.  Moments (used by the tests
 
 Canonical draw order (shared by the numpy and numba implementations, so equal generator states
 give equal matrices): first the D chi-squares χ²_{k}, χ²_{k−1}, …, χ²_{k−D+1} (``rng.chisquare``;
-on a :class:`privopt.mechanisms.gaussian.FastGenerator` this is 2·Gamma(df/2), exactly what the numba
+on a :class:`privopt.fastrng.FastGenerator` this is 2·Gamma(df/2), exactly what the numba
 twin draws), then the D(D−1)/2 normals of the strictly lower triangle row by row — (1,0), (2,0),
 (2,1), (3,0), ….  The numpy version accepts any Generator-like object (a numpy ``Generator`` gives
 the same law from a different stream).
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from privopt.mechanisms.gaussian import rng_gamma_t, rng_load, rng_normal_t, rng_store
+from privopt.fastrng import rng_gamma_t, rng_load, rng_normal_t, rng_store
 
 __all__ = [
     "bartlett_factor",
@@ -109,7 +109,7 @@ def wishart_variance(df: float, scale) -> np.ndarray:
 @numba.njit(cache=True, inline="always")
 def bartlett_packed_into(state, df, dim, scale, skip_corner, a, out):
     """Numba twin of :func:`wishart_bartlett` for Σ = scale·I on a
-    :class:`privopt.mechanisms.gaussian.FastGenerator` state (same draws, same order).
+    :class:`privopt.fastrng.FastGenerator` state (same draws, same order).
 
     ``a`` is a (dim, dim) work buffer (overwritten with the Bartlett factor); ``out`` receives
     the packed lower triangle of scale·A Aᵀ (packed index i(i+1)/2 + j; the corner
