@@ -1,0 +1,124 @@
+"""What produced a result: the software environment, the code's git commit, the config's digest.
+
+numpy's ``Generator`` streams (``choice``, ``gumbel``, ...) are not promised stable across
+versions, so a table is only reproducible together with the versions that made it.  This
+module collects them; it never prints and never raises for a missing package or a missing git.
+
+>>> env = environment()
+>>> sorted(env) == ["git", "packages", "platform", "python"]
+True
+>>> config_digest({"b": 1, "a": [0.5, "x"]}) == config_digest({"a": [0.5, "x"], "b": 1})
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from privopt.seeding import _canonical
+
+__all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest"]
+
+#: Distributions whose versions can change the numbers in a table or a figure.
+PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "llvmlite", "snakemake", "matplotlib", "seaborn")
+NOT_INSTALLED = "not installed"
+
+_SOURCE_DIR = Path(__file__).resolve().parent
+_GIT_TIMEOUT_S = 10
+
+
+def _package_version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return NOT_INSTALLED
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    """stdout of ``git ARGS`` run in *cwd*, or None when git is missing, fails or times out."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")}
+    # Read-only: `git status` must not take .git/index.lock from people committing in this checkout.
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["LC_ALL"] = "C"
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    if proc.returncode != 0:
+        return None
+    return proc.stdout
+
+
+def git_state(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """``{"commit": sha or None, "dirty": bool or None}`` of the git checkout holding *path*.
+
+    *path* defaults to privopt's own source directory.  Both values are None when *path* is
+    not in a git work tree whose files include it (e.g. privopt installed into a venv that
+    sits inside some checkout), or when git is missing or fails.  ``dirty`` is True when
+    ``git status --porcelain`` lists anything (modified, staged or untracked files).
+    """
+    none = {"commit": None, "dirty": None}
+    try:
+        cwd = Path(_SOURCE_DIR if path is None else path).resolve()
+        if not cwd.is_dir():
+            cwd = cwd.parent
+        if not cwd.is_dir():
+            return none
+        # The directory itself must hold tracked files of that checkout, not merely lie inside it.
+        tracked = _git(["ls-files", "--", "."], cwd)
+        if not tracked or not tracked.strip():
+            return none
+        head = _git(["rev-parse", "--verify", "HEAD"], cwd)
+        status = _git(["status", "--porcelain"], cwd)
+        if head is None or status is None:
+            return none
+        return {"commit": head.strip(), "dirty": bool(status.strip())}
+    except Exception:  # provenance must never break a run
+        return none
+
+
+def environment() -> dict[str, Any]:
+    """The Python, platform, result-relevant package versions and git state of this run.
+
+    ``{"python": "3.11.7", "platform": {...}, "packages": {"numpy": "2.4.6", ...,
+    "snakemake": "not installed"}, "git": {"commit": "<sha>" | None, "dirty": bool | None}}``
+    """
+    return {
+        "python": platform.python_version(),
+        "platform": {
+            "implementation": platform.python_implementation(),
+            "system": platform.system(),
+            "release": platform.release(),
+            "machine": platform.machine(),
+            "platform": platform.platform(),
+        },
+        "packages": {name: _package_version(name) for name in PACKAGES},
+        "git": git_state(),
+    }
+
+
+def config_digest(obj: Any) -> str:
+    """sha256 (hex) of the canonical JSON of a config: independent of key order.
+
+    Uses :func:`privopt.seeding._canonical`, the form random streams are keyed on: floats by
+    ``repr`` (so ``1`` and ``1.0`` differ), tuples as lists, numpy scalars unwrapped, mapping
+    keys as strings.  Raises TypeError for values with no canonical form.
+    """
+    text = json.dumps(_canonical(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
