@@ -1,0 +1,211 @@
+"""Choosing output events on one half of the samples and bounding ε on the other half.
+
+The samples of M(D) and M(D') are split into a *selection* half (the first half of each
+sample array; the draws are i.i.d., so any fixed split is a random split) and a
+*held-out* half.  Events are chosen on the selection half only and then evaluated on
+the held-out half, so the Clopper–Pearson intervals of :mod:`privopt.audit.stats` are
+valid for them (choosing and evaluating on the same samples inflates ε_lb — a tight
+mechanism would then show false violations).
+
+Event families
+--------------
+* **Discrete outputs** (an index, a pick sequence, a set — encoded as int64 codes):
+  for each direction (D over D', and D' over D) the outcomes are sorted by their
+  smoothed empirical ratio (c_num + ½)/(c_den + ½) on the selection half, and the
+  candidate events are the unions of the top j outcomes, j = 1..``max_size``.
+* **Continuous outputs** (an (n, k) array): a linear statistic t = X·w with w chosen on
+  the selection half (Fisher's discriminant, w = (S + λI)⁻¹(mean_D − mean_D'), or a
+  given vector), and the events {t > c}, {t < c} for c on a grid of selection-half
+  quantiles.
+
+Every candidate is scored on the selection half with the same bound that the held-out
+half will use; the best ``n_events`` per direction are kept, so k ≤ 2·n_events events
+are tested and each one-sided interval has error α/(2k) (Bonferroni).  The returned
+ε_lb (the maximum over tested events, floored at 0) is a lower bound on the true ε with
+confidence ≥ 1 − α.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from privopt.audit.stats import event_eps_lower_bound
+
+__all__ = ["Evidence", "audit_discrete", "audit_continuous", "split_halves", "fisher_direction"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Outcome of one audit of a pair of sample sets.
+
+    eps_lb: max over the tested events of log((P0_lo − δ)/P1_hi), floored at 0.
+    confidence: 1 − α.
+    direction: "D/D'" (numerator M(D)) or "D'/D".
+    event: text description of the best event.
+    k_num, n_num, k_den, n_den: held-out counts of the best event (numerator, denominator).
+    p_num_lo, p_den_hi: its Clopper–Pearson bounds.
+    n_tested: number of events evaluated on the held-out half.
+    """
+
+    eps_lb: float
+    confidence: float
+    direction: str
+    event: str
+    k_num: int
+    n_num: int
+    k_den: int
+    n_den: int
+    p_num_lo: float
+    p_den_hi: float
+    n_tested: int
+
+
+def split_halves(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(selection, held-out): the first ⌊n/2⌋ samples and the rest."""
+    h = samples.shape[0] // 2
+    return samples[:h], samples[h:]
+
+
+def _best(cands, delta, level, count):
+    """Score candidates [(direction, key, k_num, n_num, k_den, n_den)] and keep the best per direction."""
+    keep = []
+    for direction in (0, 1):
+        scored = []
+        for c in cands:
+            if c[0] != direction:
+                continue
+            eps, _, _ = event_eps_lower_bound(c[2], c[3], c[4], c[5], delta, level)
+            # tie-break on the plain log-ratio so that events with no selection evidence are still ordered
+            ratio = math.log((c[2] + 0.5) / (c[3] + 1.0)) - math.log((c[4] + 0.5) / (c[5] + 1.0))
+            scored.append((eps, ratio, c[1]))
+        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+        seen = set()
+        for eps, ratio, key in scored:
+            if key in seen:
+                continue
+            seen.add(key)
+            keep.append((direction, key))
+            if len([k for k in keep if k[0] == direction]) >= count:
+                break
+    return keep
+
+
+def _finish(results, alpha, n_tested) -> Evidence:
+    best = max(results, key=lambda r: r[0])
+    eps, direction, desc, k_num, n_num, k_den, n_den, lo, hi = best
+    return Evidence(
+        eps_lb=float(max(0.0, eps)),
+        confidence=1.0 - alpha,
+        direction="D/D'" if direction == 0 else "D'/D",
+        event=desc,
+        k_num=int(k_num),
+        n_num=int(n_num),
+        k_den=int(k_den),
+        n_den=int(n_den),
+        p_num_lo=float(lo),
+        p_den_hi=float(hi),
+        n_tested=n_tested,
+    )
+
+
+def audit_discrete(out0, out1, delta: float, *, alpha: float = 0.05, n_events: int = 4, max_size: int = 16,
+                   describe=None) -> Evidence:
+    """ε lower bound from discrete outputs (int64 outcome codes) of M(D) (``out0``) and M(D') (``out1``).
+
+    ``describe(codes) -> str`` renders an event (a sorted tuple of codes) for the report.
+    """
+    out0 = np.asarray(out0, dtype=np.int64).ravel()
+    out1 = np.asarray(out1, dtype=np.int64).ravel()
+    s0, h0 = split_halves(out0)
+    s1, h1 = split_halves(out1)
+    n_tested = 2 * n_events
+    level = alpha / (2 * n_tested)
+    codes, inv = np.unique(np.concatenate([s0, s1]), return_inverse=True)
+    c0 = np.bincount(inv[: s0.size], minlength=codes.size)
+    c1 = np.bincount(inv[s0.size:], minlength=codes.size)
+    cands = []
+    for direction, (a, na, b, nb) in enumerate(((c0, s0.size, c1, s1.size), (c1, s1.size, c0, s0.size))):
+        ratio = np.log((a + 0.5) / (na + 1.0)) - np.log((b + 0.5) / (nb + 1.0))
+        order = np.lexsort((codes, -ratio))
+        ka = kb = 0
+        for j in range(min(max_size, codes.size)):
+            ka += int(a[order[j]])
+            kb += int(b[order[j]])
+            key = tuple(sorted(int(c) for c in codes[order[: j + 1]]))
+            cands.append((direction, key, ka, na, kb, nb))
+    chosen = _best(cands, delta, level, n_events)
+    results = []
+    for direction, key in chosen:
+        codes_e = np.array(key, dtype=np.int64)
+        k0 = int(np.isin(h0, codes_e).sum())
+        k1 = int(np.isin(h1, codes_e).sum())
+        kn, nn, kd, nd = (k0, h0.size, k1, h1.size) if direction == 0 else (k1, h1.size, k0, h0.size)
+        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
+        desc = describe(key) if describe is not None else "outcome in {" + ", ".join(map(str, key)) + "}"
+        results.append((eps, direction, desc, kn, nn, kd, nd, lo, hi))
+    if not results:  # no selection data at all
+        results.append((-math.inf, 0, "none", 0, h0.size, 0, h1.size, 0.0, 1.0))
+    return _finish(results, alpha, n_tested)
+
+
+def fisher_direction(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """Fisher's discriminant w = (S + λI)⁻¹(mean0 − mean1), S the pooled covariance, λ = 1e-9·tr(S)/k + tiny."""
+    x0 = np.asarray(x0, dtype=np.float64)
+    x1 = np.asarray(x1, dtype=np.float64)
+    diff = x0.mean(axis=0) - x1.mean(axis=0)
+    if x0.shape[1] == 1:
+        return np.array([1.0 if diff[0] >= 0 else -1.0])
+    s = 0.5 * (np.cov(x0, rowvar=False) + np.cov(x1, rowvar=False))
+    lam = 1e-9 * float(np.trace(s)) / s.shape[0] + 1e-300
+    w = np.linalg.solve(s + lam * np.eye(s.shape[0]), diff)
+    norm = float(np.linalg.norm(w))
+    return w / norm if norm > 0 else np.eye(x0.shape[1])[0]
+
+
+def audit_continuous(out0, out1, delta: float, *, alpha: float = 0.05, n_events: int = 4, n_thresholds: int = 99,
+                     direction_vector=None, labels=None) -> Evidence:
+    """ε lower bound from real-valued outputs ((n,) or (n, k) arrays) by thresholds on a linear statistic.
+
+    The statistic is t = X·w with w = ``direction_vector`` if given, else Fisher's direction
+    fitted on the selection half; thresholds are the j/(n_thresholds + 1) quantiles of the
+    pooled selection-half statistic.  ``labels`` (k names) are used to describe w.
+    """
+    x0 = np.asarray(out0, dtype=np.float64)
+    x1 = np.asarray(out1, dtype=np.float64)
+    if x0.ndim == 1:
+        x0, x1 = x0[:, None], x1[:, None]
+    s0, h0 = split_halves(x0)
+    s1, h1 = split_halves(x1)
+    w = np.asarray(direction_vector, dtype=np.float64) if direction_vector is not None else fisher_direction(s0, s1)
+    t_s0, t_s1, t_h0, t_h1 = s0 @ w, s1 @ w, h0 @ w, h1 @ w
+    n_tested = 2 * n_events
+    level = alpha / (2 * n_tested)
+    grid = np.unique(np.quantile(np.concatenate([t_s0, t_s1]), np.arange(1, n_thresholds + 1) / (n_thresholds + 1)))
+    srt0, srt1 = np.sort(t_s0), np.sort(t_s1)
+    cands = []
+    for c in grid:
+        above0 = srt0.size - np.searchsorted(srt0, c, side="right")
+        above1 = srt1.size - np.searchsorted(srt1, c, side="right")
+        below0, below1 = srt0.size - above0, srt1.size - above1
+        for side, k0, k1 in ((">", above0, above1), ("<=", below0, below1)):
+            cands.append((0, (side, float(c)), int(k0), srt0.size, int(k1), srt1.size))
+            cands.append((1, (side, float(c)), int(k1), srt1.size, int(k0), srt0.size))
+    chosen = _best(cands, delta, level, n_events)
+    if labels is not None and len(labels) == w.size:
+        terms = [f"{wi:+.3g}*{lab}" for wi, lab in zip(w, labels) if abs(wi) > 1e-3]
+        stat = " ".join(terms) if terms else "0"
+    else:
+        stat = "t" if w.size == 1 else "w.x"
+    results = []
+    for direction, (side, c) in chosen:
+        k0 = int((t_h0 > c).sum()) if side == ">" else int((t_h0 <= c).sum())
+        k1 = int((t_h1 > c).sum()) if side == ">" else int((t_h1 <= c).sum())
+        kn, nn, kd, nd = (k0, t_h0.size, k1, t_h1.size) if direction == 0 else (k1, t_h1.size, k0, t_h0.size)
+        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
+        results.append((eps, direction, f"{stat} {side} {c:.6g}", kn, nn, kd, nd, lo, hi))
+    if not results:
+        results.append((-math.inf, 0, "none", 0, t_h0.size, 0, t_h1.size, 0.0, 1.0))
+    return _finish(results, alpha, n_tested)
