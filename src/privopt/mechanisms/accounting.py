@@ -16,13 +16,21 @@ pmcg_eps0                   ε/(14 + 4L)                                        
 dpg_eps0_basic              ε/r                                                §3.1 a
 dpg_eps0_advanced_code      √(2L/r + ε/r) − √(2L/r)                            §3.1 b (REPO)
 dpg_eps0_advanced_drv       root of √(2rL)·ε0 + r·ε0(e^ε0 − 1) = ε             §3.1 b (DRV)
-dpg_eps0_improved           2ε/((e − 1)(3 + L))                                §3.1 c
+dpg_eps0_improved           2ε/((e − 1)(3 + L)), only for ε ≤ ε*(δ)            §3.1 c
 dpg_eps0(rule="better_of")  max(basic, advanced_code)                          §3.1 "Which variant"
 basic_composition           k·ε0                                               §3.1 a
 advanced_composition        √(2k·L)·ε0 + k·ε0(e^ε0 − 1)                        §3.1 b
 ==========================  =================================================  ============
 
 The ``*_eps_total`` helpers invert the ε0 rules (total ε claimed for a given ε0).
+
+Domain of the improved rule.  Its derivation bounds the privacy loss of DPG on a
+decomposable objective by ε0/2 + (e^{ε0/2} − 1)(3 + L) (:func:`dpg_improved_bound`), then
+uses e^x − 1 ≤ (e − 1)x (true only for x ≤ 1) and drops the ε0/2 term.  The resulting ε0
+is covered by the bound only for ε ≤ ε*(δ) (:func:`dpg_improved_max_eps`; ≈ 7.26 at
+δ = 0.1, ≈ 27.1 at δ = 1e-6).  Above it :func:`dpg_eps0_improved` and
+:func:`dpg_improved_eps_total` raise ValueError instead of returning a per-step parameter
+the paper's bound no longer covers.
 """
 
 from __future__ import annotations
@@ -45,6 +53,8 @@ __all__ = [
     "pcg_eps_total",
     "pmcg_eps_total",
     "dpg_improved_eps_total",
+    "dpg_improved_bound",
+    "dpg_improved_max_eps",
     "PCG_RULES",
     "DPG_RULES",
 ]
@@ -205,17 +215,72 @@ def dpg_eps0_improved(eps, delta) -> float:
 
     ε0 = 2ε / ((e − 1)·(3 + log(1/δ))), from requiring (e − 1)(ε0/2)(3 + log 1/δ) = ε.
     Used by DPG in Figure 2 (spec §2.4 table, last column).
+
+    Domain: only for ε ≤ :func:`dpg_improved_max_eps` (δ).  Above it the returned ε0 would
+    not be covered by the bound the rule is derived from (:func:`dpg_improved_bound`
+    exceeds ε, because e^x − 1 ≤ (e − 1)x fails for x = ε0/2 > 1 and the dropped ε0/2
+    term no longer fits), so a ValueError is raised; use another rule there.
     """
     eps = _check_eps(eps)
+    delta = _check_delta(delta)
+    L = _log_inv(delta)
+    eps0 = 2.0 * eps / ((math.e - 1.0) * (3.0 + L))
+    if _improved_loss(eps0, L) > eps:
+        raise ValueError(
+            f"eps = {eps!r} is outside the domain of the improved DPG rule at delta = {delta!r}: its eps0 = {eps0:.6g} "
+            f"is covered by eps0/2 + (e^(eps0/2) - 1)(3 + log(1/delta)) <= eps only for eps <= "
+            f"{dpg_improved_max_eps(delta):.6g} (e^x - 1 <= (e - 1)x needs x = eps0/2 <= 1 and the dropped eps0/2 term "
+            "must fit); use rule 'basic', 'advanced_drv' or 'better_of'"
+        )
+    return eps0
+
+
+def _improved_loss(eps0: float, L: float) -> float:
+    x = 0.5 * eps0
+    return x + math.expm1(x) * (3.0 + L)
+
+
+def dpg_improved_bound(eps0, delta) -> float:
+    """Privacy loss bound of DPG on a decomposable objective (spec §3.1 c, from Thm 3.9's proof):
+    ε0/2 + (e^{ε0/2} − 1)(3 + log(1/δ)), holding with probability 1 − δ."""
+    eps0 = _check_eps0(eps0)
+    return _improved_loss(eps0, _log_inv(_check_delta(delta)))
+
+
+def dpg_improved_max_eps(delta) -> float:
+    """ε*(δ): the largest ε whose improved-rule ε0 is still covered by :func:`dpg_improved_bound`.
+
+    With x = ε0/2 the rule sets ε = (e − 1)·x·(3 + L); the bound x + (e^x − 1)(3 + L) ≤ ε
+    holds iff x ≤ x*, the positive root of x = (3 + L)·((e − 1)x − e^x + 1) (x* < 1; the
+    right side over x decreases in x).  Returns (e − 1)·x*·(3 + L): 7.26 at δ = 0.1,
+    27.1 at δ = 1e-6.
+    """
     L = _log_inv(_check_delta(delta))
-    return 2.0 * eps / ((math.e - 1.0) * (3.0 + L))
+
+    def h(x: float) -> float:
+        return x + (3.0 + L) * (math.expm1(x) - (math.e - 1.0) * x)
+
+    x_star = brentq(h, 1e-6, 1.0, xtol=1e-15, rtol=4 * 2.220446049250313e-16, maxiter=500)
+    return (math.e - 1.0) * x_star * (3.0 + L)
 
 
 def dpg_improved_eps_total(eps0, delta) -> float:
-    """Inverse of :func:`dpg_eps0_improved`: ε = (e − 1)·(ε0/2)·(3 + log(1/δ)) (spec §3.1 c)."""
+    """Inverse of :func:`dpg_eps0_improved`: ε = (e − 1)·(ε0/2)·(3 + log(1/δ)) (spec §3.1 c).
+
+    Same domain as :func:`dpg_eps0_improved`: raises ValueError when this ε is smaller than
+    the bound :func:`dpg_improved_bound` (ε0/2 beyond the rule's validity).
+    """
     eps0 = _check_eps0(eps0)
-    L = _log_inv(_check_delta(delta))
-    return (math.e - 1.0) * (eps0 / 2.0) * (3.0 + L)
+    delta = _check_delta(delta)
+    L = _log_inv(delta)
+    total = (math.e - 1.0) * (eps0 / 2.0) * (3.0 + L)
+    if _improved_loss(eps0, L) > total:
+        raise ValueError(
+            f"eps0 = {eps0!r} is outside the domain of the improved DPG rule at delta = {delta!r}: the rule's total "
+            f"{total:.6g} is below its own bound {_improved_loss(eps0, L):.6g} (valid for totals up to "
+            f"{dpg_improved_max_eps(delta):.6g})"
+        )
+    return total
 
 
 def dpg_eps0(eps, delta, r, rule: str) -> float:
