@@ -1,0 +1,227 @@
+"""privopt.audit: statistics, event selection, and every audit with its planted bug.
+
+The main test runs the quick audit table once (about half a minute on one core) and asserts
+that every correct configuration passes (ε_lb ≤ claimed ε) and every planted bug is caught
+(ε_lb > claimed ε).  Seeds are fixed, so the outcome is deterministic; the correct ones pass
+because the Clopper–Pearson bounds hold with their confidence, not by a tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from privopt import audit
+from privopt.audit import core, events, stats
+
+# ----------------------------------------------------------------------------- statistics
+
+
+def test_clopper_pearson_edge_cases():
+    n, a = 1000, 0.01
+    assert stats.cp_upper(0, n, a) == pytest.approx(1 - a ** (1 / n), rel=1e-9)
+    assert stats.cp_lower(n, n, a) == pytest.approx(a ** (1 / n), rel=1e-9)
+    assert stats.cp_lower(0, n, a) == 0.0 and stats.cp_upper(n, n, a) == 1.0
+    lo, hi = stats.cp_lower(300, n, a), stats.cp_upper(300, n, a)
+    assert lo < 0.3 < hi
+
+
+def test_clopper_pearson_coverage():
+    rng = np.random.default_rng(1)
+    p, n, a = 0.07, 400, 0.05
+    k = rng.binomial(n, p, size=4000)
+    lo = np.array([stats.cp_lower(int(x), n, a) for x in k])
+    assert (lo <= p).mean() >= 1 - a  # conservative one-sided coverage
+
+
+def test_eps_from_bounds():
+    assert stats.eps_from_bounds(0.5, 0.1, 0.0) == pytest.approx(math.log(5))
+    assert stats.eps_from_bounds(0.5, 0.1, 0.2) == pytest.approx(math.log(3))
+    assert stats.eps_from_bounds(0.1, 0.1, 0.2) == -math.inf
+
+
+def test_exact_eps_discrete():
+    e = 1.3
+    p = np.array([math.exp(e), 1.0]) / (1 + math.exp(e))  # randomised response
+    q = p[::-1]
+    assert stats.exact_eps_discrete(p, q, 0.0) == pytest.approx(e)
+    assert stats.exact_eps_discrete(p, p, 0.0) == 0.0
+    assert stats.exact_eps_discrete([0.5, 0.5, 0.0], [0.5, 0.45, 0.05], 0.0) == math.inf
+    # with delta the hockey-stick divergence at the returned eps equals delta
+    p2, q2 = np.array([0.6, 0.3, 0.1]), np.array([0.2, 0.3, 0.5])
+    d = 0.05
+    ed = stats.exact_eps_discrete(p2, q2, d)
+    assert max(stats.hockey_stick(p2, q2, ed), stats.hockey_stick(q2, p2, ed)) == pytest.approx(d, abs=1e-9)
+    assert ed < stats.exact_eps_discrete(p2, q2, 0.0)
+    assert stats.exact_eps_discrete({"a": 0.6, "b": 0.4}, {"a": 0.4, "b": 0.6}) == pytest.approx(math.log(1.5))
+
+
+def test_gaussian_exact_eps():
+    for mu, d in ((0.5, 1e-5), (1.0, 1e-3), (3.0, 0.1)):
+        e = stats.gaussian_exact_eps(mu, d)
+        assert stats.gaussian_delta(mu, e) == pytest.approx(d, rel=1e-6)
+    assert stats.gaussian_exact_eps(1e-3, 0.1) == 0.0
+    # textbook calibration sigma = sqrt(2 log(1.25/delta))/eps is (eps, delta)-DP for eps < 1
+    eps, d = 0.5, 1e-5
+    mu = eps / math.sqrt(2 * math.log(1.25 / d))
+    assert stats.gaussian_exact_eps(mu, d) <= eps
+
+
+# ----------------------------------------------------------------------------- events
+
+
+def _rr(eps, n, bit, rng):
+    p = math.exp(eps) / (1 + math.exp(eps))
+    keep = rng.random(n) < p
+    return np.where(keep, bit, 1 - bit).astype(np.int64)
+
+
+def test_discrete_audit_on_a_tight_mechanism_is_held_out_and_sound():
+    """Randomised response has exact ε on its best event: the held-out bound must stay
+    below it, and close to it with enough samples."""
+    rng = np.random.default_rng(7)
+    eps = 1.0
+    ev = audit.audit_discrete(_rr(eps, 200_000, 1, rng), _rr(eps, 200_000, 0, rng), 0.0)
+    assert 0.9 < ev.eps_lb <= eps
+    assert ev.confidence == 0.95
+    assert ev.n_tested == 8
+
+
+def test_discrete_audit_same_law_gives_zero():
+    rng = np.random.default_rng(3)
+    x0 = rng.integers(0, 5, 20_000)
+    x1 = rng.integers(0, 5, 20_000)
+    assert audit.audit_discrete(x0, x1, 0.0).eps_lb < 0.1
+
+
+def test_selection_on_the_evaluated_samples_would_overstate():
+    """Choosing the event on the samples that are evaluated inflates ε_lb on a tight
+    mechanism (many rare outcomes); the held-out split does not."""
+    rng = np.random.default_rng(11)
+    n_out, n = 400, 4000
+    x0, x1 = rng.integers(0, n_out, n), rng.integers(0, n_out, n)  # identical laws: true eps = 0
+    held_out = audit.audit_discrete(x0, x1, 0.0).eps_lb
+    c0 = np.bincount(x0, minlength=n_out)
+    c1 = np.bincount(x1, minlength=n_out)
+    u = int(np.argmax((c0 + 0.5) / (c1 + 0.5)))
+    naive = math.log(stats.cp_lower(int(c0[u]), n, 0.05) / stats.cp_upper(int(c1[u]), n, 0.05))
+    assert held_out == 0.0 < naive
+
+
+def test_continuous_audit_gaussian_mechanism():
+    rng = np.random.default_rng(5)
+    mu, d = 3.0, 1e-3
+    x0 = rng.normal(mu, 1.0, (100_000, 1))
+    x1 = rng.normal(0.0, 1.0, (100_000, 1))
+    ev = audit.audit_continuous(x0, x1, d)
+    exact = stats.gaussian_exact_eps(mu, d)
+    assert 0.5 * exact < ev.eps_lb <= exact
+
+
+def test_fisher_direction_finds_the_shifted_coordinate():
+    rng = np.random.default_rng(2)
+    x0 = rng.normal(0, 1, (5000, 4))
+    x1 = rng.normal(0, 1, (5000, 4))
+    x0[:, 2] += 1.0
+    w = events.fisher_direction(x0, x1)
+    assert abs(w[2]) > 0.95
+
+
+# ----------------------------------------------------------------------------- the audit table
+
+EXPECTED = {
+    "exp_mech_numpy", "exp_mech_numba", "dpg_basic", "dpg_advanced_code", "dpg_advanced_drv", "dpg_improved",
+    "dpg_better_of", "pcg_swap_G", "pcg_pairwise_G", "pcg_swap_exact_F", "pcg_pairwise_exact_F", "pmcg_G",
+    "tree_gaussian", "tree_wishart",
+}
+
+
+@pytest.fixture(scope="module")
+def quick_table():
+    times = {}
+    rows = []
+    for a in audit.all_audits():
+        t0 = time.perf_counter()
+        n = audit.samples_for(a, "quick")
+        rows += [audit.run_audit(a, planted, n, seed=0) for planted in (False, True)]
+        times[a.name] = time.perf_counter() - t0
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=audit.COLUMNS), times
+
+
+def test_registry_covers_every_mechanism():
+    audits = audit.all_audits()
+    assert {a.name for a in audits} == EXPECTED
+    for a in audits:
+        assert a.paper in ("chaturvedi2021", "shariff2018")
+        assert a.relation and a.instance and a.bug
+        assert a.eps > 0 and 0 <= a.delta < 1
+        assert set(a.samples) == set(audit.SCALES) and a.samples["paper"] >= a.samples["quick"]
+
+
+def test_every_correct_passes_and_every_planted_bug_is_caught(quick_table):
+    df, _ = quick_table
+    assert list(df.columns) == audit.COLUMNS
+    assert len(df) == 2 * len(EXPECTED)
+    correct = df[df.variant == "correct"]
+    planted = df[df.variant == "planted"]
+    bad = correct[correct.eps_lb > correct.claimed_eps]
+    assert bad.empty, bad[["audit", "eps_lb", "claimed_eps"]]
+    missed = planted[planted.eps_lb <= planted.claimed_eps]
+    assert missed.empty, missed[["audit", "eps_lb", "claimed_eps"]]
+    assert (correct.result == "pass").all() and (planted.result == "caught").all()
+    assert (df.confidence == 0.95).all()
+
+
+def test_exact_eps_is_consistent(quick_table):
+    """White-box: where the law is computed, correct pairs are within and planted bugs beyond
+    the claim, and the statistical bound never exceeds the exact ε."""
+    df, _ = quick_table
+    known = df[df.exact_eps.notna()]
+    assert set(known.audit) >= {"exp_mech_numpy", "exp_mech_numba", "dpg_basic", "dpg_improved",
+                                "pcg_swap_exact_F", "pcg_pairwise_exact_F", "tree_gaussian"}
+    for row in known.itertuples():
+        if row.variant == "correct":
+            assert row.exact_eps <= row.claimed_eps, row
+        else:
+            assert row.exact_eps > row.claimed_eps, row
+        assert row.eps_lb <= row.exact_eps + 1e-9, row
+
+
+def test_exponential_mechanism_loses_most_of_its_eps_under_replacement(quick_table):
+    df, _ = quick_table
+    row = df[(df.audit == "exp_mech_numba") & (df.variant == "correct")].iloc[0]
+    assert row.exact_eps == pytest.approx(0.897, abs=1e-3)
+    assert row.eps_lb > 0.75  # the audit sees most of the full eps0 (not just eps0/2)
+
+
+def test_each_audit_under_a_minute(quick_table):
+    _, times = quick_table
+    assert max(times.values()) < 60.0, times
+
+
+def test_run_all_is_deterministic_for_a_seed(quick_table):
+    df, _ = quick_table
+    names = ["exp_mech_numba", "tree_gaussian"]
+    again = audit.run_all("quick", seed=0, names=names)
+    ref = df[df.audit.isin(names)].reset_index(drop=True)
+    assert again.equals(ref)
+    other = audit.run_all({"*": 2000}, seed=1, names=["exp_mech_numba"])
+    assert other.samples.tolist() == [2000, 2000]
+    assert not np.isclose(other.eps_lb.iloc[0], ref.eps_lb.iloc[0])
+
+
+def test_samples_for():
+    a = audit.all_audits()[0]
+    assert audit.samples_for(a, "quick") == a.samples["quick"]
+    assert audit.samples_for(a, "paper") == a.samples["paper"]
+    assert audit.samples_for(a, 123) == 123
+    assert audit.samples_for(a, {a.name: "paper"}) == a.samples["paper"]
+    assert audit.samples_for(a, {"*": 50}) == 50
+    with pytest.raises(ValueError):
+        audit.samples_for(a, "huge")
+    assert core.COLUMNS == audit.COLUMNS
