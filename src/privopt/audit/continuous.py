@@ -43,7 +43,7 @@ from privopt.submodular.continuous_greedy import (
     private_measured_continuous_greedy,
 )
 from privopt.submodular.matroids import uniform_matroid
-from privopt.submodular.objectives import CutFunction, FacilityLocation
+from privopt.submodular.objectives import CutFunction
 from privopt.submodular.rounding import pairwise_round, swap_round, swap_round_distribution
 
 __all__ = ["pcg_instance", "pcg_exact_law", "audits"]

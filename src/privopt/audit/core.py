@@ -28,7 +28,7 @@ import numpy as np
 from privopt.audit.events import Evidence, audit_continuous, audit_discrete
 from privopt.seeding import seed_sequence
 
-__all__ = ["Audit", "COLUMNS", "SCALES", "run_audit", "samples_for"]
+__all__ = ["Audit", "COLUMNS", "SCALES", "evidence", "run_audit", "samples_for"]
 
 #: Columns of the audit table, in order.
 COLUMNS = [

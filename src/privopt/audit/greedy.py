@@ -65,8 +65,7 @@ def _claim(rule: str) -> tuple[float, float]:
 
 
 def _eps0(rule: str, planted: bool) -> float:
-    eps, delta = _claim(rule)
-    e0 = accounting.dpg_eps0(EPS, DELTA if rule == "basic" else delta, RANK, rule)
+    e0 = accounting.dpg_eps0(EPS, DELTA, RANK, rule)  # basic ignores δ (its claim is pure ε)
     return e0 * M_USERS if planted else e0
 
 

@@ -104,7 +104,7 @@ def gaussian_stream_mu(sigma: float) -> float:
     items0, items1 = tree_instance()
     var = np.where(_ROWS == _COLS, 2.0 * sigma**2, sigma**2)
     k = len(_ROWS)
-    delta_vec = np.concatenate([sum(items0[: s]) [_ROWS, _COLS] - sum(items1[: s])[_ROWS, _COLS]
+    delta_vec = np.concatenate([sum(items0[:s])[_ROWS, _COLS] - sum(items1[:s])[_ROWS, _COLS]
                                 for s in range(1, N_ITEMS + 1)])
     cov = np.zeros((N_ITEMS * k, N_ITEMS * k))
     for s in range(N_ITEMS):
