@@ -1,5 +1,6 @@
 # Reproduction pipeline for differentially private optimisation and learning papers.
-# Entry point only: rules live in workflow/rules/, helpers in workflow/rules/common.smk.
+# Entry point only: every registered paper (src/privopt/experiments/<paper>/paper.py) gets the
+# generic rules of workflow/rules/papers.smk; helpers live in workflow/rules/common.smk.
 #   snakemake --cores 2                                   every figure, quick scale
 #   snakemake --cores 2 chaturvedi2021_fig1               one figure
 #   snakemake --cores 8 --configfile config/paper.yaml    paper scale
@@ -14,20 +15,16 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/chaturvedi2021.smk"
-include: "workflow/rules/shariff2018.smk"
+include: "workflow/rules/papers.smk"
 include: "workflow/rules/report.smk"
 
 
 rule all:
     """Every figure, every paper's claims, and the reproduction report."""
     default_target: True
+    localrule: True
     input:
-        report_files("image"),
-        report_files("pdf"),
-        [paper["claims"] for paper in REPORT_PAPERS.values()],
+        all_figure_files("png"),
+        all_figure_files("pdf"),
+        all_claims_files(),
         "results/paper/index.html",
-
-
-localrules:
-    all,

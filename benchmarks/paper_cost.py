@@ -19,6 +19,7 @@ Run: ``python benchmarks/paper_cost.py [CONFIG ...]`` or ``… --configfile CONF
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
 from pathlib import Path
 
@@ -26,56 +27,52 @@ import yaml
 from snakemake.utils import update_config, validate
 
 from privopt.experiments import cost as run_cost
-from privopt.experiments.chaturvedi2021 import cost as ch_cost
-from privopt.experiments.shariff2018 import cost as sh_cost
+from privopt.experiments.registry import papers
 
 REPO = Path(__file__).resolve().parents[1]
 BASE = REPO / "config" / "config.yaml"
-SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-
-#: figure rows: (label, rule, paper, selector of the paper's jobs)
-FIGURES = [
-    ("Chaturvedi et al. Fig. 1", "chaturvedi2021_runs", "chaturvedi2021", lambda j: j.figure == "fig1"),
-    ("Chaturvedi et al. Fig. 2", "chaturvedi2021_runs", "chaturvedi2021", lambda j: j.figure == "fig2"),
-    ("Shariff & Sheffet Figs. 2–3 (Exp. 1)", "shariff2018_runs_exp1", "shariff2018", lambda j: j.experiment == "exp1"),
-    ("Shariff & Sheffet Fig. 4 (Exp. 2)", "shariff2018_runs_exp2", "shariff2018", lambda j: j.experiment == "exp2"),
-    ("Shariff & Sheffet Fig. 5 (Exp. 3)", "shariff2018_runs_exp3", "shariff2018", lambda j: j.experiment == "exp3"),
-]
+SCHEMAS = REPO / "workflow" / "schemas"
 
 
 def load_config(files: list[Path]) -> dict:
-    """The config Snakemake would use: config/config.yaml, each file over it, the schema's defaults."""
+    """The config Snakemake would use: config/config.yaml, each file over it, the schemas' defaults."""
     config: dict = {}
     for path in [BASE, *files]:
         update_config(config, yaml.safe_load(Path(path).read_text()) or {})
-    validate(config, str(SCHEMA), set_default=True)
+    validate(config, str(SCHEMAS / "config.schema.yaml"), set_default=True)
+    for key in papers():
+        config.setdefault(key, {})
+        validate(config[key], str(SCHEMAS / f"{key}.schema.yaml"), set_default=True)
     return config
 
 
-def predicted_seconds(config: dict, paper: str, job) -> float:
-    if paper == "chaturvedi2021":
-        fig = config[paper][job.figure]
-        return ch_cost.job_seconds(job.figure, job.point, fig, fig["readings"][job.reading], job.n_seeds)
-    return sh_cost.job_seconds(job.experiment, config[paper][job.experiment], job.point, job.n_seeds)
+def predicted_seconds(section: dict, exp, job) -> float:
+    """Predicted seconds of one run job (the paper's cost model, or the generic allowance)."""
+    if exp.cost is None:
+        return run_cost.FALLBACK_SECONDS
+    return exp.cost(exp.settings(section, job.point), job.point, len(job.seeds))
 
 
-def run_jobs(config: dict) -> dict[str, list]:
-    """Every run job of the configuration, per paper, in config order."""
-    return {"chaturvedi2021": list(ch_cost.jobs(config["chaturvedi2021"])),
-            "shariff2018": list(sh_cost.jobs(config["shariff2018"]))}
+def run_jobs(config: dict) -> list[tuple[str, object, list[float]]]:
+    """(rule, experiment, predicted seconds of each run job) for every experiment of every registered
+    paper, jobs in the workflow's order (points in config order, then seed blocks)."""
+    out = []
+    for key, paper in papers().items():
+        for exp in paper.experiments:
+            secs = [predicted_seconds(config[key], exp, j) for j in paper.run_jobs(config[key], exp.name)]
+            out.append((f"{key}_runs_{exp.name}", exp, secs))
+    return out
 
 
 def figure_rows(config: dict) -> list[dict]:
-    """One row per figure: jobs, predicted minutes per job, requested runtimes, core-hours."""
-    jobs = run_jobs(config)
+    """One row per experiment: jobs, predicted minutes per job, requested runtimes, core-hours."""
     rows = []
-    for label, rule, paper, select in FIGURES:
-        secs = [predicted_seconds(config, paper, j) for j in jobs[paper] if select(j)]
+    for rule, exp, secs in run_jobs(config):
         if not secs:
             continue
         minutes = [s / 60 for s in secs]
         runtimes = [run_cost.runtime_minutes(s) for s in secs]
-        rows.append({"figure": label, "rule": rule, "jobs": len(secs), "min": min(minutes),
+        rows.append({"figure": exp.label, "rule": rule, "jobs": len(secs), "min": min(minutes),
                      "median": statistics.median(minutes), "max": max(minutes),
                      "runtime_min": min(runtimes), "runtime_max": max(runtimes),
                      "core_hours": sum(run_cost.core_seconds(s) for s in secs) / 3600})
@@ -83,24 +80,25 @@ def figure_rows(config: dict) -> list[dict]:
 
 
 def slurm_layout(config: dict, profile: Path) -> list[dict]:
-    """SLURM jobs per run rule under a profile's ``groups`` / ``group-components``: a grouped SLURM
-    job runs its jobs one after another on one core (``cores: 1``), so its minutes and its time
-    limit are the sums over its jobs.  Snakemake fills groups in DAG order; here consecutive jobs
-    in config order (the order of the run-file lists in workflow/rules/common.smk)."""
-    prof = yaml.safe_load(Path(profile).read_text())
-    groups, components = prof.get("groups", {}), prof.get("group-components", {})
-    jobs = run_jobs(config)
+    """SLURM jobs per cluster job group (``privopt.experiments.cost.cluster_group``) under a profile's
+    ``group-components``: a grouped SLURM job runs its jobs one after another on one core
+    (``cores: 1``), so its minutes and its time limit are the sums over its jobs.  Snakemake fills
+    groups in DAG order; here consecutive jobs in the workflow's order."""
+    components = yaml.safe_load(Path(profile).read_text()).get("group-components", {})
+    by_group: dict[str, list[float]] = {}
+    for _, _, secs in run_jobs(config):
+        for s in secs:
+            by_group.setdefault(run_cost.cluster_group(s) or "(ungrouped)", []).append(s)
     rows = []
-    for rule in dict.fromkeys(r[1] for r in FIGURES):
-        secs = [predicted_seconds(config, paper, j) for label, r, paper, select in FIGURES if r == rule
-                for j in jobs[paper] if select(j)]
+    for group in ("runs_short", "runs_medium", "(ungrouped)"):
+        secs = by_group.get(group)
         if not secs:
             continue
-        size = int(components.get(groups[rule], 1)) if rule in groups else 1
+        size = int(components.get(group, 1))
         chunks = [secs[i:i + size] for i in range(0, len(secs), size)]
         minutes = [sum(c) / 60 + run_cost.JOB_STARTUP_S * len(c) / 60 for c in chunks]
         limits = [sum(run_cost.runtime_minutes(x) for x in c) for c in chunks]
-        rows.append({"rule": rule, "jobs": len(secs), "per_slurm_job": size, "slurm_jobs": len(chunks),
+        rows.append({"rule": group, "jobs": len(secs), "per_slurm_job": size, "slurm_jobs": len(chunks),
                      "min": min(minutes), "median": statistics.median(minutes), "max": max(minutes),
                      "limit_min": min(limits), "limit_max": max(limits)})
     return rows
@@ -108,7 +106,7 @@ def slurm_layout(config: dict, profile: Path) -> list[dict]:
 
 def layout_markdown(rows: list[dict], profile: Path) -> str:
     out = [f"SLURM job layout under {profile} (grouped jobs run one after another on one core):", "",
-           "| run rule | run jobs | run jobs per SLURM job | SLURM jobs | minutes per SLURM job (min / median / max) | "
+           "| job group | run jobs | run jobs per SLURM job | SLURM jobs | minutes per SLURM job (min / median / max) | "
            "time limit asked (min) |",
            "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
@@ -127,7 +125,7 @@ def _span(lo: int, hi: int) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
-    out = ["| figure | run rule | run jobs | predicted minutes per job (min / median / max) | "
+    out = ["| figures | run rule | run jobs | predicted minutes per job (min / median / max) | "
            "SLURM runtime (min) | core-hours |",
            "| --- | --- | ---: | ---: | ---: | ---: |"]
     for r in rows:
@@ -139,23 +137,17 @@ def markdown(rows: list[dict]) -> str:
 
 
 def constants() -> str:
-    np_us = ", ".join(f"{d}: {v:g}" for d, v in sh_cost.NONPRIVATE_US.items())
-    lines = [
-        "Measured constants:",
-        f"- Shariff & Sheffet, CPU µs per round ({sh_cost.MEASURED}):",
-        f"  - NonPrivate by d: {np_us}",
-    ]
-    for v, table in sh_cost.PRIVATE_US.items():
-        lines.append(f"  - {v} by d: " + ", ".join(f"{d}: {us:g}" for d, us in table.items()))
-    lines += [
-        f"  - above the largest measured d: slope {sh_cost.SLOPE_ABOVE:g} in log µs vs log d; "
-        f"Exp. 3 default grid {sh_cost.DEFAULT_RHO_POINTS} ρ_min points",
-        "- Chaturvedi et al., ms per run at the README's paper-scale measurements: "
-        + ", ".join(f"{k} {v:.1f}" for k, v in ch_cost.ANCHOR_MS.items())
-        + f"; scaled by a shape fitted to CPU ms per run ({ch_cost.SHAPE_MEASURED})",
-        f"- SLURM runtime = ceil({run_cost.MARGIN:g} × predicted + {run_cost.STARTUP_MIN:g}) min; "
-        f"core-hours count {run_cost.JOB_STARTUP_S:g} s start-up per job",
-    ]
+    """The measured constants of every cost model: each paper's ``cost.summary()`` where it has one."""
+    lines = ["Measured constants:"]
+    for key in papers():
+        try:
+            module = importlib.import_module(f"privopt.experiments.{key}.cost")
+        except ModuleNotFoundError:
+            lines.append(f"- {key}: no cost model (each run job priced at {run_cost.FALLBACK_SECONDS:g} s)")
+            continue
+        lines += [f"- {key}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(module.summary())]
+    lines.append(f"- SLURM runtime = ceil({run_cost.MARGIN:g} × predicted + {run_cost.STARTUP_MIN:g}) min; "
+                 f"core-hours count {run_cost.JOB_STARTUP_S:g} s start-up per job")
     return "\n".join(lines)
 
 

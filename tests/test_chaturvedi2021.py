@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privopt.experiments.chaturvedi2021 import claims, runs
+from privopt.experiments.chaturvedi2021 import claims, instances, runs
 from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.protocol import ConfigError
 from privopt.mechanisms import accounting
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
@@ -18,9 +19,9 @@ PAPER_FIG1 = {"grid_mode": "full", "rounds": 5, "pcg_scores": "G", "s": 200, "pc
               "dpg_eps0_rule": "basic", "rounding": "swap"}
 PAPER_FIG2 = {"rounds": 7, "pcg_scores": "G", "s": 200, "pcg_eps0_rule": "split", "dpg_eps0_rule": "improved",
               "rounding": "swap"}
-COMMON = {"eps": 0.1, "delta_exponent": 1.5, "delta": None,
-          "fig1": {"m": 100, "n_copies": 80, "runs_per_dataset": 1},
-          "fig2": {"runs_per_dataset": 1}}
+COMMON = {"eps": 0.1, "delta_exponent": 1.5, "delta": None, "runs_per_dataset": 1}
+FIG1 = {**COMMON, "m": 100, "n_copies": 80, **PAPER_FIG1}  # what a Figure 1 run job reads
+FIG2 = {**COMMON, **PAPER_FIG2}
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +31,17 @@ def pools():
     from privopt.data.uber import read_pickups
 
     pickups = read_pickups(SUBSET)
-    return {fig: runs.in_box(pickups, fig)[["lat", "lon"]].to_numpy() for fig in ("fig1", "fig2")}
+    return {fig: instances.in_box(pickups, fig)[["lat", "lon"]].to_numpy() for fig in ("fig1", "fig2")}
 
 
 def test_delta_and_eps0_follow_the_paper():
     assert runs.delta_for(100, 1.5) == pytest.approx(1e-3)
     assert runs.delta_for(100, 1.5, 0.01) == 0.01
-    setting = runs.make_setting("fig1", "paper", 10, PAPER_FIG1, COMMON, n_candidates=100)
+    setting = runs.make_setting("fig1", "paper", 10, FIG1)
     assert setting.pcg_eps0 == pytest.approx(0.0100677, abs=5e-8)  # the paper's "about 0.01006"
     assert setting.dpg_eps0 == pytest.approx(0.01)
     assert setting.eta == pytest.approx(0.2)
-    fig2 = runs.make_setting("fig2", "paper", 1000, PAPER_FIG2, COMMON, n_candidates=3)
+    fig2 = runs.make_setting("fig2", "paper", 1000, FIG2)
     assert fig2.dpg_eps0 == pytest.approx(0.008711, abs=5e-7)  # spec §2.4 table, m = 1000
     assert fig2.pcg_eps0 == pytest.approx(0.007470, abs=5e-7)
     assert fig2.matroid.rank == 2
@@ -53,14 +54,12 @@ def test_fig1_candidates_are_the_grid_plus_north_copies():
     assert locs.loc[0, "lat"] == pytest.approx(40.70) and locs.loc[19, "lon"] == pytest.approx(-73.96803, abs=1e-5)
 
 
-@pytest.mark.parametrize("figure, point, settings", [("fig1", 10, PAPER_FIG1), ("fig2", 1000, PAPER_FIG2)])
+@pytest.mark.parametrize("figure, point, settings", [("fig1", 10, FIG1), ("fig2", 1000, FIG2)])
 def test_run_block_is_tidy_valid_and_deterministic(pools, figure, point, settings):
-    if figure == "fig1":
-        locations = runs.fig1_locations("full", 80)[["lat", "lon"]].to_numpy()
-    else:
-        locations = runs.fig2_locations()[["lat", "lon"]].to_numpy()
-    setting = runs.make_setting(figure, "paper", point, settings, COMMON, n_candidates=len(locations))
-    C = runs.normaliser(figure)
+    locations = runs.candidate_locations(figure, settings)
+    assert len(locations) == (100 if figure == "fig1" else 3)
+    setting = runs.make_setting(figure, "paper", point, settings)
+    C = instances.normaliser(figure)
     a = runs.run_block(pools[figure], locations, setting, [0, 1, 2], C)
     b = runs.run_block(pools[figure], locations, setting, [2, 1, 0], C)
     key = ["seed", "algorithm"]
@@ -78,19 +77,19 @@ def test_run_block_is_tidy_valid_and_deterministic(pools, figure, point, setting
 
 
 def test_datasets_are_shared_across_readings_and_ranks(pools):
-    s10 = runs.make_setting("fig1", "paper", 10, PAPER_FIG1, COMMON, n_candidates=100)
-    s22 = runs.make_setting("fig1", "authors_code", 22, {**PAPER_FIG1, "grid_mode": "repo"}, COMMON, n_candidates=100)
+    s10 = runs.make_setting("fig1", "paper", 10, FIG1)
+    s22 = runs.make_setting("fig1", "authors_code", 22, {**FIG1, "grid_mode": "repo"})
     d10 = runs.sample_dataset(pools["fig1"], s10, 5)[1]
     d22 = runs.sample_dataset(pools["fig1"], s22, 5)[1]
     assert np.array_equal(d10, d22)
     assert not np.array_equal(d10, runs.sample_dataset(pools["fig1"], s10, 6)[1])
-    grouped = runs.make_setting("fig1", "paper", 10, PAPER_FIG1, {**COMMON, "fig1": {**COMMON["fig1"], "runs_per_dataset": 10}}, 100)
+    grouped = runs.make_setting("fig1", "paper", 10, {**FIG1, "runs_per_dataset": 10})
     assert np.array_equal(runs.sample_dataset(pools["fig1"], grouped, 0)[1], runs.sample_dataset(pools["fig1"], grouped, 9)[1])
 
 
-def test_m_beyond_the_pool_is_refused():
-    setting = runs.make_setting("fig2", "paper", 1000, PAPER_FIG2, COMMON, n_candidates=3)
-    with pytest.raises(ValueError, match="exceeds"):
+def test_m_beyond_the_pool_is_refused_naming_the_config_key():
+    setting = runs.make_setting("fig2", "paper", 1000, FIG2)
+    with pytest.raises(ConfigError, match=r"chaturvedi2021\.fig2\.ms: m = 1000 exceeds the 10 pickups"):
         runs.sample_dataset(np.zeros((10, 2)), setting, 0)
 
 
@@ -123,32 +122,49 @@ PROTO_FIG1 = {
 }
 
 
-def verdicts(found):
-    return {c.claim: c.verdict for c in found}
+CLAIM_SETTINGS = {"eps": 0.1, "m": 100, "delta_exponent": 1.5, "delta": None}
+
+
+def verdicts(tables, settings=CLAIM_SETTINGS):
+    return {c.claim: c.verdict for c in claims.evaluate(tables, settings)}
 
 
 def test_figure1_claims_on_the_authors_numbers_all_hold():
-    v = verdicts(claims.figure1_claims(fig1_table(REPO_FIG1), "paper", eps=0.1, m=100, delta=1e-3))
-    assert v == {**{k: REPRODUCED for k in ["F1-a", "F1-b", "F1-c", "F1-d", "F1-e", "F1-f", "F1-g"]}, "F1-x": NOT_EVALUATED}
+    v = verdicts({"fig1": fig1_table(REPO_FIG1)})
+    assert {k: v[k] for k in v if k.startswith("F1")} == {
+        **{k: REPRODUCED for k in ["F1.a", "F1.b", "F1.c", "F1.d", "F1.e", "F1.f", "F1.g"]}, "F1.x": NOT_EVALUATED}
+    # no Figure 2 table: its claims are not evaluated, never "reproduced" on nothing
+    assert {v[k] for k in v if k.startswith("F2")} == {NOT_EVALUATED}
+
+
+def test_f1a_is_not_evaluated_away_from_the_papers_privacy_settings():
+    table = fig1_table(REPO_FIG1)
+    assert verdicts({"fig1": table}, {**CLAIM_SETTINGS, "eps": 0.5})["F1.a"] == NOT_EVALUATED
+    assert verdicts({"fig1": table}, {**CLAIM_SETTINGS, "delta": 0.01})["F1.a"] == NOT_EVALUATED
+    wrong = table.copy()
+    wrong.loc[wrong["algorithm"] == "PCG", "eps0"] = 0.02  # above every ε/r, but not the paper's 0.01006
+    assert verdicts({"fig1": wrong})["F1.a"] == NOT_REPRODUCED
+    low_rank = fig1_table(REPO_FIG1, ranks=(9, 13, 16, 19, 22, 25))  # ε/9 > ε0_PCG
+    assert verdicts({"fig1": low_rank})["F1.a"] == NOT_REPRODUCED
 
 
 def test_derived_claim_separates_data_driven_gain_from_rounding():
     same = fig1_table({**PROTO_FIG1, "PCG0": PROTO_FIG1["PCG"]})
-    assert verdicts(claims.figure1_claims(same, "paper", eps=0.1, m=100, delta=1e-3))["F1-x"] == NOT_REPRODUCED
+    assert verdicts({"fig1": same})["F1.x"] == NOT_REPRODUCED
     lower = fig1_table({**PROTO_FIG1, "PCG0": [v - 1.5 for v in PROTO_FIG1["PCG"]]})
-    assert verdicts(claims.figure1_claims(lower, "paper", eps=0.1, m=100, delta=1e-3))["F1-x"] == REPRODUCED
+    assert verdicts({"fig1": lower})["F1.x"] == REPRODUCED
 
 
 def test_figure1_claims_on_the_faithful_prototype_fail_where_the_spec_says():
-    v = verdicts(claims.figure1_claims(fig1_table(PROTO_FIG1, sem=0.5), "paper", eps=0.1, m=100, delta=1e-3))
-    assert v["F1-c"] == NOT_REPRODUCED
-    assert v["F1-b"] == REPRODUCED and v["F1-g"] == REPRODUCED and v["F1-f"] == REPRODUCED
+    v = verdicts({"fig1": fig1_table(PROTO_FIG1, sem=0.5)})
+    assert v["F1.c"] == NOT_REPRODUCED
+    assert v["F1.b"] == REPRODUCED and v["F1.g"] == REPRODUCED and v["F1.f"] == REPRODUCED
 
 
 def test_figure1_claims_without_the_ranks_they_need_are_not_evaluated():
     table = fig1_table({k: v[:1] for k, v in REPO_FIG1.items()}, ranks=(25,))
-    v = verdicts(claims.figure1_claims(table, "paper", eps=0.1, m=100, delta=1e-3))
-    assert v["F1-c"] == v["F1-d"] == v["F1-e"] == v["F1-g"] == NOT_EVALUATED
+    v = verdicts({"fig1": table})
+    assert v["F1.c"] == v["F1.d"] == v["F1.e"] == v["F1.g"] == NOT_EVALUATED
 
 
 def fig2_table(pcg, dpg, ms=(1000, 4000, 7000, 10000), sem=0.0014) -> pd.DataFrame:
@@ -163,8 +179,8 @@ def fig2_table(pcg, dpg, ms=(1000, 4000, 7000, 10000), sem=0.0014) -> pd.DataFra
 
 def test_figure2_claims_hold_on_the_calibration_numbers_and_fail_without_the_trend():
     # Spec §5 calibration (N = 300): PCG flat near 0.795, DPG falling from 0.794 to 0.778.
-    good = verdicts(claims.figure2_claims(fig2_table([0.7939, 0.7946, 0.7923, 0.7985], [0.7942, 0.7873, 0.7831, 0.7783]), "paper"))
-    assert good["F2-a"] == good["F2-b"] == good["F2-c"] == good["F2-d"] == REPRODUCED
-    assert good["F2-f"] == NOT_REPRODUCED  # 0.7783 is below the paper's displayed 0.78
-    flat = verdicts(claims.figure2_claims(fig2_table([0.795] * 4, [0.795] * 4), "paper"))
-    assert flat["F2-b"] == NOT_REPRODUCED and flat["F2-c"] == NOT_REPRODUCED
+    good = verdicts({"fig2": fig2_table([0.7939, 0.7946, 0.7923, 0.7985], [0.7942, 0.7873, 0.7831, 0.7783])})
+    assert good["F2.a"] == good["F2.b"] == good["F2.c"] == good["F2.d"] == REPRODUCED
+    assert good["F2.f"] == NOT_REPRODUCED  # 0.7783 is below the paper's displayed 0.78
+    flat = verdicts({"fig2": fig2_table([0.795] * 4, [0.795] * 4)})
+    assert flat["F2.b"] == NOT_REPRODUCED and flat["F2.c"] == NOT_REPRODUCED

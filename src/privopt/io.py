@@ -17,12 +17,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "write_csv", "write_parquet", "write_json", "log_to_file"]
+__all__ = ["atomic_path", "write_csv", "write_parquet", "write_json", "write_table", "write_output", "read_table",
+           "concat_tables", "log_to_file"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error."""
+    """Yield a temporary path beside ``path``; rename it onto ``path`` on success, delete it on error.
+
+    The file gets the permissions of a file created with ``open`` (0666 less the umask), not the
+    0600 of a temporary file, so a web server or a colleague on a shared file system can read it.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -30,6 +41,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():
@@ -49,6 +61,43 @@ def write_parquet(df, path) -> None:
 def write_json(obj: Any, path) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_table(df, path, float_format: str | None = None) -> None:
+    """A frame as ``.parquet`` or ``.csv`` (by the file name), written atomically."""
+    if str(path).endswith(".parquet"):
+        write_parquet(df, path)
+    elif str(path).endswith(".csv"):
+        write_csv(df, path, **({"float_format": float_format} if float_format else {}))
+    else:
+        raise ValueError(f"cannot write a table to {path}: use .csv or .parquet")
+
+
+def write_output(obj: Any, path, float_format: str | None = None) -> None:
+    """A frame (``.csv``/``.parquet``) or a JSON-able object (``.json``), written atomically."""
+    if str(path).endswith(".json"):
+        write_json(obj, path)
+    else:
+        write_table(obj, path, float_format)
+
+
+def read_table(path):
+    """A ``.parquet`` or ``.csv`` table as a DataFrame."""
+    import pandas as pd
+
+    return pd.read_parquet(path) if str(path).endswith(".parquet") else pd.read_csv(path)
+
+
+def concat_tables(paths):
+    """The tables at ``paths`` stacked in order (index renumbered).  Empty tables are left out, so they
+    cannot change the dtypes of the others; when all are empty, the first is returned."""
+    import pandas as pd
+
+    frames = [read_table(p) for p in paths]
+    full = [f for f in frames if len(f)]
+    if not full:
+        return frames[0] if frames else pd.DataFrame()
+    return pd.concat(full, ignore_index=True)
 
 
 def log_to_file(path: str | os.PathLike | None, level: int = logging.INFO) -> None:

@@ -1,58 +1,53 @@
-# Helpers shared by all rule modules (config validation, parameter grids, seed blocks);
-# no rules are defined in this file.
+# Helpers shared by all rule modules: config validation, the paper registry, parameter points and seed
+# blocks, code digests, job resources.  No rules here, and nothing that names one paper: every paper
+# is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
 
-import json
-import math
 import os
 import sys
-
-import yaml
 from pathlib import Path
 
+import yaml
 from snakemake.utils import validate
 
+# Jobs import the privopt library of this checkout, whichever environment runs them (a venv with
+# privopt installed, a --use-conda env, a cluster node); so does this parse.
+_src = str(Path(workflow.basedir) / "src")
+os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
+if _src not in sys.path:
+    sys.path.insert(0, _src)
 
-validate(config, schema="../schemas/config.schema.yaml", set_default=True)
+from privopt.experiments import cost as run_cost
+from privopt.experiments.codedigest import code_digest
+from privopt.experiments.protocol import ConfigError, point_path, ref_module, seeds_of
+from privopt.experiments.registry import papers
 
-
-class ConfigError(Exception):
-    """A config value the schema cannot express a bound for; the message names the key."""
-
-
-def _check_readings(section, key):
-    fig = config[section][key]
-    if fig["plot_reading"] not in fig["readings"]:
-        raise ConfigError(
-            f"config key {section}.{key}.plot_reading = {fig['plot_reading']!r} is not one of "
-            f"{section}.{key}.readings ({', '.join(fig['readings'])})"
-        )
+PAPERS = papers()
 
 
-def _check_m_against_pools(cfg):
-    """m larger than a box's pool: known once an instance exists, so caught here on later calls."""
-    for figure, key, ms in (("fig1", "chaturvedi2021.fig1.m", [cfg["fig1"]["m"]]), ("fig2", "chaturvedi2021.fig2.ms", cfg["fig2"]["ms"])):
-        meta = Path(f"results/chaturvedi2021/instances/{figure}/instance.json")
-        if not meta.exists():
-            continue
-        pool = json.loads(meta.read_text())["pool_size"]
-        too_big = [m for m in ms if m > pool]
-        if too_big:
-            raise ConfigError(f"config key {key}: m = {too_big} exceeds the {pool} pickups inside the {figure} box ({meta})")
+# ----------------------------------------------------------------------------- config
+
+
+def _schema_keys(path):
+    return set(yaml.safe_load(Path(path).read_text())["properties"])
 
 
 def check_config():
-    """Cross-key checks, raised before any job starts."""
-    cfg = config["chaturvedi2021"]
-    n_candidates = 20 + cfg["fig1"]["n_copies"]
-    too_big = [r for r in cfg["fig1"]["ranks"] if r > n_candidates]
-    if too_big:
+    """Validate the config before any job is planned: the workflow's own keys, then each paper's
+    section against workflow/schemas/<paper>.schema.yaml (defaults filled in), then each paper's
+    cross-key checks.  Every error names the config key."""
+    validate(config, schema="../schemas/config.schema.yaml", set_default=True)
+    own = _schema_keys(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+    unknown = sorted(set(config) - own - set(PAPERS))
+    if unknown:
         raise ConfigError(
-            f"config key chaturvedi2021.fig1.ranks: r = {too_big} exceeds the {n_candidates} candidate "
-            f"locations (20 grid points + chaturvedi2021.fig1.n_copies = {cfg['fig1']['n_copies']})"
+            f"config key {', '.join(unknown)}: not a setting of the workflow ({', '.join(sorted(own))}) "
+            f"nor a registered paper ({', '.join(PAPERS)})"
         )
-    for key in ("fig1", "fig2"):
-        _check_readings("chaturvedi2021", key)
-    _check_m_against_pools(cfg)
+    for key, paper in PAPERS.items():
+        if not isinstance(config.setdefault(key, {}), dict):
+            raise ConfigError(f"config key {key}: the section of a paper must be a mapping, got {config[key]!r}")
+        validate(config[key], schema=f"../schemas/{key}.schema.yaml", set_default=True)
+        paper.check(config[key])
     source = config["uber_source"]
     if "://" not in source and not Path(source).exists():
         raise ConfigError(f"config key uber_source: local file {source!r} does not exist")
@@ -61,155 +56,99 @@ def check_config():
 check_config()
 
 
-def seed_blocks(n_runs, per_job):
-    """Seed blocks "a-b" (inclusive) covering seeds 0..n_runs-1."""
-    return [f"{a}-{min(a + per_job, n_runs) - 1}" for a in range(0, n_runs, per_job)]
-
-
-def seeds_of(block):
-    a, b = (int(x) for x in block.split("-"))
-    return list(range(a, b + 1))
-
-
 def uber_local_source():
     """The configured source as an input file when it is a local path (so a new file reruns)."""
     source = config["uber_source"]
     return [source] if "://" not in source else []
 
 
-# Jobs import the privopt library of this checkout, whichever environment runs them
-# (a venv with privopt installed, a --use-conda env, a cluster node).
-_src = str(Path(workflow.basedir) / "src")
-os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
+# ----------------------------------------------------------------------------- points, files, digests
 
-# The run rules' resources (runtime, mem_mb) come from the library's cost models, taken from the
-# same checkout as the jobs' code.
-if _src not in sys.path:
-    sys.path.insert(0, _src)
-from privopt.experiments import cost as run_cost
-from privopt.experiments.chaturvedi2021 import cost as ch_cost
-from privopt.experiments.shariff2018 import cost as sh_cost
+_DIGESTS = {}
 
 
-# The papers in the report, their figures and claims: paper/papers.yaml is the registry.
-REPORT_PAPERS = yaml.safe_load((Path(workflow.basedir) / "paper" / "papers.yaml").read_text())
+def digest(*refs):
+    """Digest of the library code the functions ``refs`` ("module:function") run (privopt.experiments.codedigest)."""
+    roots = tuple(sorted({ref_module(r) for r in refs}))
+    if roots not in _DIGESTS:
+        _DIGESTS[roots] = code_digest(roots, Path(_src))
+    return _DIGESTS[roots]
 
 
-def report_files(kind):
-    """Every figure's file of one kind ("image", "pdf", "table") over the papers in the report."""
-    return [fig[kind] for paper in REPORT_PAPERS.values() for fig in paper["figures"]]
+_POINTS = {}
 
 
-def report_provenance():
-    """The Uber provenance record, when a paper in the report uses the pickups."""
-    uses_uber = any(paper.get("uses_uber") for paper in REPORT_PAPERS.values())
-    return ["resources/uber/uber-raw-data-apr14.provenance.json"] if uses_uber else []
+def points_by_path(paper, exp):
+    """The experiment's parameter points by their path form."""
+    key = (paper.key, exp.name)
+    if key not in _POINTS:
+        _POINTS[key] = {point_path(job.point): job.point for job in paper.run_jobs(config[paper.key], exp.name)}
+    return _POINTS[key]
 
 
-# Chaturvedi et al. (2021): run files and figure files of a figure.
-CH = config["chaturvedi2021"]
-CH_POINT = {"fig1": ("r", "ranks"), "fig2": ("m", "ms")}
+def run_point(paper, exp, wc):
+    """The parameter point of a run job, from its wildcards."""
+    keys = exp.point_keys(config[paper.key])
+    where = "/".join(f"{k}~{wc[k]}" for k in keys)
+    try:
+        return points_by_path(paper, exp)[where]
+    except KeyError:
+        raise ConfigError(f"{where!r} is not a parameter point of {paper.key}.{exp.name} in the config") from None
 
 
-def ch_run_files(figure):
-    fig = CH[figure]
-    pname, key = CH_POINT[figure]
-    return [
-        f"results/chaturvedi2021/runs/{figure}/{reading}/{pname}~{point}/seeds~{block}.parquet"
-        for reading in fig["readings"]
-        for point in fig[key]
-        for block in seed_blocks(fig["n_runs"], CH["seeds_per_job"])
-    ]
+def run_files(paper, exp, output="runs"):
+    """Every run file of an experiment (points in config order, then seed blocks)."""
+    return [paper.run_file(exp.name, j.point, j.block, output) for j in paper.run_jobs(config[paper.key], exp.name)]
 
 
-def ch_grid_modes():
-    """Grid modes the Figure 1 readings use (the instance builds the candidates of each)."""
-    return sorted({r["grid_mode"] for r in CH["fig1"]["readings"].values()})
+def all_figure_files(kind):
+    """Every figure's file of one kind ("png" or "pdf") over the registered papers."""
+    return [p.figure_files(f.id)[kind] for p in PAPERS.values() for f in p.figures]
 
 
-def ch_figure_files(figure):
-    return [f"results/figures/chaturvedi2021/{figure}.{ext}" for ext in ("pdf", "png")]
+def all_claims_files():
+    return [p.claims_file for p in PAPERS.values()]
 
 
-def ch_job_cost(wc):
-    """(figure, point, figure section, reading settings, seeds) of a run job, for the cost model."""
-    fig = CH[wc.figure]
-    return wc.figure, int(wc.point), fig, fig["readings"][wc.reading], len(seeds_of(wc.block))
+def all_table_files():
+    return [p.table_file(t.stem) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
 
 
-def ch_runtime(wc):
-    """SLURM runtime (minutes) of a run job, from its predicted seconds (privopt.experiments.chaturvedi2021.cost)."""
-    return run_cost.runtime_minutes(ch_cost.job_seconds(*ch_job_cost(wc)))
+def uber_provenance_if_used():
+    """The Uber provenance record, when a registered paper uses the pickups."""
+    used = any(p.uses_uber for p in PAPERS.values())
+    return ["resources/uber/uber-raw-data-apr14.provenance.json"] if used else []
 
 
-def ch_mem_mb(wc):
+# ----------------------------------------------------------------------------- run-job resources
+# Each run job asks a cluster for the time and memory its paper's cost model predicts
+# (privopt.experiments.cost); short jobs are sent to SLURM several at a time (profiles/slurm:
+# group-components of the groups below).
+
+def job_seconds(paper, exp, wc):
+    point = run_point(paper, exp, wc)
+    if exp.cost is None:
+        return run_cost.FALLBACK_SECONDS
+    return exp.cost(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block)))
+
+
+def job_runtime(paper, exp):
+    """SLURM runtime (minutes) of a run job: predicted seconds with margin and start-up."""
+    return lambda wc: run_cost.runtime_minutes(job_seconds(paper, exp, wc))
+
+
+def job_mem_mb(paper, exp):
     """SLURM mem_mb of a run job: interpreter and libraries plus the data its settings make it hold."""
-    return run_cost.mem_mb(ch_cost.job_data_mb(*ch_job_cost(wc)))
+
+    def mem(wc):
+        if exp.data_mb is None:
+            return run_cost.mem_mb()
+        point = run_point(paper, exp, wc)
+        return run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+
+    return mem
 
 
-# Shariff & Sheffet (2018): run files, tables and figure files of Experiments 1–3.
-SH = config["shariff2018"]
-
-
-def _check_shariff(cfg):
-    for exp in ("exp1", "exp2", "exp3"):
-        rounds = cfg[exp]["n_rounds"]
-        if rounds is not None and rounds > cfg[exp]["n"]:
-            raise ConfigError(
-                f"config key shariff2018.{exp}.n_rounds = {rounds} exceeds shariff2018.{exp}.n = {cfg[exp]['n']} "
-                "(quick runs are prefixes of the full-horizon run)"
-            )
-
-
-_check_shariff(SH)
-
-
-def sh_gap(gap):
-    """Path form of a gap Δ (0, 0.00625, 0.1)."""
-    return f"{float(gap):g}"
-
-
-def sh_run_files(experiment, suffix=".parquet"):
-    """Every run file of one experiment (parameter point × seed block); suffix ".audit.parquet" = Exp. 2 audits."""
-    cfg = SH[experiment]
-    blocks = seed_blocks(cfg["runs"], cfg["seeds_per_job"])
-    root = f"results/shariff2018/runs/{experiment}"
-    if experiment == "exp1":
-        points = [f"reward~{r}/d~{d}" for r in cfg["rewards"] for d in cfg["dims"]]
-    elif experiment == "exp2":
-        points = [f"gap~{sh_gap(g)}" for g in cfg["gaps"]]
-    else:
-        points = [f"mechanism~{m}/gap~{sh_gap(g)}" for m in cfg["mechanisms"] for g in cfg["gaps"]]
-    return [f"{root}/{point}/seeds~{block}{suffix}" for point in points for block in blocks]
-
-
-def sh_settings(experiment):
-    """The settings a run job depends on (everything of its experiment but the run bookkeeping)."""
-    return {k: v for k, v in SH[experiment].items() if k not in ("runs", "seeds_per_job", "dims", "rewards", "gaps", "mechanisms", "plot_until")}
-
-
-def sh_figure_files(figure):
-    return [f"results/figures/shariff2018/{figure}.{ext}" for ext in ("pdf", "png")]
-
-
-def sh_job_cost(experiment, wc):
-    """(experiment, its config section, parameter point, seeds) of a run job, for the cost model."""
-    if experiment == "exp1":
-        point = {"reward": wc.reward, "d": int(wc.d)}
-    elif experiment == "exp2":
-        point = {"gap": float(wc.gap)}
-    else:
-        point = {"mechanism": wc.mechanism, "gap": float(wc.gap)}
-    return experiment, SH[experiment], point, len(seeds_of(wc.block))
-
-
-def sh_runtime(experiment):
-    """SLURM runtime (minutes) of the run jobs of one experiment: a callable of the wildcards
-    (predicted seconds from privopt.experiments.shariff2018.cost, with margin and start-up)."""
-    return lambda wc: run_cost.runtime_minutes(sh_cost.job_seconds(*sh_job_cost(experiment, wc)))
-
-
-def sh_mem_mb(experiment):
-    """SLURM mem_mb of the run jobs of one experiment: a callable of the wildcards."""
-    return lambda wc: run_cost.mem_mb(sh_cost.job_data_mb(*sh_job_cost(experiment, wc)))
-
+def job_group(paper, exp):
+    """Cluster job group of a run job by its predicted length (privopt.experiments.cost.cluster_group)."""
+    return lambda wc: run_cost.cluster_group(job_seconds(paper, exp, wc))

@@ -1,8 +1,13 @@
 # Raw data: the April 2014 Uber pickups, fetched once, verified, parsed once.
 
 
+# Both run where snakemake runs, never as cluster jobs (profiles/slurm): the download needs the
+# internet, which compute nodes often lack, and the parse takes seconds.
+
+
 rule uber_download:
     """Fetch the pickups (URL or local path, gzip or plain) and verify them by digest."""
+    localrule: True
     input:
         uber_local_source(),
     output:
@@ -23,6 +28,7 @@ rule uber_download:
 
 rule uber_parse:
     """Parse the CSV once into a typed table (time, lat, lon, base); everything downstream reads it."""
+    localrule: True
     input:
         csv=rules.uber_download.output.csv,
         provenance=rules.uber_download.output.provenance,
@@ -36,11 +42,3 @@ rule uber_parse:
         mem_mb=4000,
     script:
         "../../scripts/uber_parse.py"
-
-
-# Rules that run where snakemake runs, never as cluster jobs (profiles/slurm): the download needs
-# the internet, which compute nodes often lack, and the rest take seconds. Each paper's module
-# lists its own; only the run rules of each paper are submitted.
-localrules:
-    uber_download,
-    uber_parse,

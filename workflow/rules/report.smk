@@ -1,19 +1,22 @@
-# The reproduction report: paper/ holds its source, results/paper/index.html is rendered.
+# The reproduction report: paper/report.html.j2 is its source, results/paper/index.html is rendered
+# from every registered paper's figures, tables and claims.
 
 
 rule report_html:
     """Render the reproduction report (figures, original captions, settings, data source, claims)."""
+    localrule: True
     input:
-        sources=["paper/report.html.j2", "paper/papers.yaml"],
-        provenance=report_provenance(),
-        figures=report_files("image") + report_files("pdf"),
-        tables=report_files("table"),
-        claims=[paper["claims"] for paper in REPORT_PAPERS.values()],
+        template="paper/report.html.j2",
+        provenance=uber_provenance_if_used(),
+        figures=all_figure_files("png") + all_figure_files("pdf"),
+        tables=all_table_files(),
+        claims=all_claims_files(),
     output:
         "results/paper/index.html",
     params:
         # Only what the report shows, so an unrelated config edit does not rerun it.
-        settings={paper["config_key"]: config[paper["config_key"]] for paper in REPORT_PAPERS.values()},
+        settings={key: config[key] for key in PAPERS},
+        papers={key: paper.metadata() for key, paper in PAPERS.items()},
         scale=config["scale"],
     conda:
         "../envs/privopt.yaml"
@@ -21,8 +24,3 @@ rule report_html:
         "logs/report/index.log",
     script:
         "../../scripts/render_report.py"
-
-
-# Submitted nowhere: the report renders in seconds where snakemake runs (see data.smk).
-localrules:
-    report_html,

@@ -25,14 +25,18 @@ build machine.  A cluster (Snakemake's SLURM executor) kills a job at its ``runt
 
 Core-hours of a whole figure are predicted seconds plus ``JOB_STARTUP_S`` per job (what the
 start-up takes when the numba cache is warm), summed over its jobs.
+
+An experiment without a cost model is priced at ``FALLBACK_SECONDS`` per job (a 20-minute SLURM
+time limit, ungrouped): generous for the seconds-long jobs a new paper starts with, and a reason to
+write its model before paper scale.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["MARGIN", "STARTUP_MIN", "JOB_STARTUP_S", "MEM_BASE_MB", "MEM_DATA_MARGIN", "runtime_minutes",
-           "mem_mb", "core_seconds"]
+__all__ = ["MARGIN", "STARTUP_MIN", "JOB_STARTUP_S", "MEM_BASE_MB", "MEM_DATA_MARGIN", "FALLBACK_SECONDS",
+           "SHORT_JOB_S", "MEDIUM_JOB_S", "runtime_minutes", "mem_mb", "core_seconds", "cluster_group"]
 
 #: factor on the predicted seconds (see the module docstring)
 MARGIN = 3.0
@@ -46,6 +50,11 @@ JOB_STARTUP_S = 10.0
 MEM_BASE_MB = 1000
 #: factor on the data a job holds (recorded curves, distance matrices, kernel buffers)
 MEM_DATA_MARGIN = 2.0
+#: predicted seconds of a run job whose experiment declares no cost model
+FALLBACK_SECONDS = 300.0
+#: run jobs predicted under these many seconds go to a cluster several at a time (:func:`cluster_group`)
+SHORT_JOB_S = 30.0
+MEDIUM_JOB_S = 300.0
 
 
 def runtime_minutes(predicted_s: float) -> int:
@@ -65,3 +74,15 @@ def mem_mb(data_mb: float = 0.0) -> int:
 def core_seconds(predicted_s: float) -> float:
     """Core-seconds one job takes on a cluster core: its computation plus its (warm) start-up."""
     return float(predicted_s) + JOB_STARTUP_S
+
+
+def cluster_group(predicted_s: float) -> str | None:
+    """The cluster job group of a run job by its predicted seconds: ``runs_short`` (< 30 s),
+    ``runs_medium`` (< 5 min) or None (a SLURM job of its own).  The SLURM profile's
+    ``group-components`` says how many jobs of a group one SLURM job runs, one after another, so that
+    a SLURM job lasts minutes rather than seconds whatever the paper."""
+    if predicted_s < SHORT_JOB_S:
+        return "runs_short"
+    if predicted_s < MEDIUM_JOB_S:
+        return "runs_medium"
+    return None

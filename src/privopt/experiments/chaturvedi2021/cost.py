@@ -1,6 +1,6 @@
 """Cost model of the Chaturvedi et al. run jobs: predicted seconds and data memory of one job.
 
-One run job (``workflow/rules/chaturvedi2021.smk``) runs every algorithm (PCG, DPG, Greedy, Random,
+One run job (experiments ``fig1`` and ``fig2`` of :mod:`.paper`) runs every algorithm (PCG, DPG, Greedy, Random,
 PCG0) on the datasets of one parameter point (rank r for Figure 1, m for Figure 2) of one reading,
 for a block of seeds, so ``seconds = seeds × ms_per_run / 1000``.
 
@@ -36,11 +36,9 @@ identical rows, which the kernels merge.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "Job", "ms_per_run", "job_seconds", "job_data_mb",
-           "jobs"]
+__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "ms_per_run", "job_seconds", "job_data_mb", "summary"]
 
 #: README "Runtimes": 100 s / 2400 runs (Fig. 1 paper reading), 53 s / 2400 runs (authors'-code
 #: reading), 77 s / 4000 runs (Fig. 2); measured 2026-11-22 on the 2-core build machine
@@ -79,61 +77,46 @@ def _anchor_shape(kind: str) -> float:
 _SCALE = {kind: ANCHOR_MS[kind] / _anchor_shape(kind) for kind in ANCHOR_MS}
 
 
-def _kind(figure: str, reading: Mapping) -> str:
+def _kind(figure: str, settings: Mapping) -> str:
     if figure == "fig1":
-        return f"fig1/{reading['pcg_scores']}"
+        return f"fig1/{settings['pcg_scores']}"
     if figure == "fig2":
         return "fig2"
     raise ValueError(f"unknown figure {figure!r}")
 
 
-def ms_per_run(figure: str, point: int, fig_cfg: Mapping, reading: Mapping) -> float:
+def ms_per_run(figure: str, point: int, settings: Mapping) -> float:
     """Predicted ms of one run (all algorithms) at a parameter point (r for fig1, m for fig2).
 
-    ``fig_cfg``: the figure's config section (``chaturvedi2021.fig1``, for ``m``); ``reading``: the
-    reading's settings (``rounds``, ``s``, ``pcg_scores``).
+    ``settings``: what a run job of the figure reads (:mod:`.paper`): ``rounds``, ``s``, ``pcg_scores``
+    and, for Figure 1, ``m``.
     """
-    kind = _kind(figure, reading)
-    m = int(fig_cfg["m"]) if figure == "fig1" else int(point)
-    return _SCALE[kind] * _shape(kind, int(point), m, int(reading["s"]), int(reading["rounds"]))
+    kind = _kind(figure, settings)
+    m = int(settings["m"]) if figure == "fig1" else int(point)
+    return _SCALE[kind] * _shape(kind, int(point), m, int(settings["s"]), int(settings["rounds"]))
 
 
-def job_seconds(figure: str, point: int, fig_cfg: Mapping, reading: Mapping, n_seeds: int) -> float:
+def job_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
     """Predicted seconds of one run job (a block of ``n_seeds`` runs at one point of one reading)."""
-    return int(n_seeds) * ms_per_run(figure, point, fig_cfg, reading) / 1000.0
+    return int(n_seeds) * ms_per_run(figure, point, settings) / 1000.0
 
 
-def job_data_mb(figure: str, point: int, fig_cfg: Mapping, reading: Mapping, n_seeds: int) -> float:
+def job_data_mb(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds: pool and candidates, distances, the proxy's per-sample minima."""
     if figure == "fig1":
-        n, m, r = 20 + int(fig_cfg.get("n_copies", 80)), int(fig_cfg["m"]), int(point)
+        n, m, r = 20 + int(settings.get("n_copies", 80)), int(settings["m"]), int(point)
     else:
         n, m, r = 3, int(point), 2
-    s, rounds = int(reading["s"]), int(reading["rounds"])
-    sampled = reading["pcg_scores"] == "G"
+    s, rounds = int(settings["s"]), int(settings["rounds"])
+    sampled = settings["pcg_scores"] == "G"
     floats = n * m + (s * m if sampled and figure == "fig1" else 0) + s * n + rounds * r * (n + r)
     records = int(n_seeds) * 7 * 400  # ≤ 7 rows per run (5 algorithms, 2 reference bases)
     pool = 10e6  # the box's pickups (≤ 10^5 rows of lat, lon) and their DataFrame
     return (8 * floats + records + pool) / 1e6
 
 
-@dataclass(frozen=True)
-class Job:
-    """One run job: figure, reading, parameter point and the number of seeds in its block."""
-
-    figure: str
-    reading: str
-    point: int
-    n_seeds: int
-
-
-def jobs(section: Mapping) -> Iterator[Job]:
-    """Every run job of a (validated) ``chaturvedi2021`` config section, in the pipeline's blocking."""
-    per_job = int(section["seeds_per_job"])
-    for figure, key in (("fig1", "ranks"), ("fig2", "ms")):
-        fig = section[figure]
-        n_runs = int(fig["n_runs"])
-        for reading in fig["readings"]:
-            for point in fig[key]:
-                for a in range(0, n_runs, per_job):
-                    yield Job(figure, reading, int(point), min(a + per_job, n_runs) - a)
+def summary() -> list[str]:
+    """The measured constants, for ``benchmarks/paper_cost.py``."""
+    return ["ms per run at the README's paper-scale measurements: "
+            + ", ".join(f"{k} {v:.1f}" for k, v in ANCHOR_MS.items())
+            + f"; scaled by a shape fitted to CPU ms per run ({SHAPE_MEASURED})"]

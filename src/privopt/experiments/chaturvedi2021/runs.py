@@ -19,9 +19,11 @@ job order or on how seeds are blocked into jobs.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ import pandas as pd
 
 from privopt import seeding
 from privopt.data import geometry
+from privopt.experiments.protocol import ConfigError
 from privopt.mechanisms import accounting
 from privopt.submodular.continuous_greedy import private_continuous_greedy
 from privopt.submodular.greedy import greedy, private_greedy, random_basis
@@ -46,26 +49,6 @@ FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
 ALGORITHMS = ("PCG", "DPG", "Greedy", "Random", "PCG0")
 LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random",
           "PCG0": "PCG with ε0 = 0 (data-independent)"}
-
-
-def box(figure: str) -> geometry.Polygon:
-    """The figure's convex box (authors' coordinates, spec §4.2/§4.3)."""
-    if figure == "fig1":
-        return geometry.FIG1_BOX
-    if figure == "fig2":
-        return geometry.FIG2_BOX
-    raise ValueError(f"unknown figure {figure!r}")
-
-
-def normaliser(figure: str) -> float:
-    """C = ℓ1 diameter of the box: data-independent, so sensitivity stays 1 [§4.1, A12]."""
-    return geometry.l1_diameter(box(figure))
-
-
-def in_box(pickups: pd.DataFrame, figure: str) -> pd.DataFrame:
-    """Pickups strictly inside the figure's box [§6, A13], as float64 lat/lon."""
-    inside = geometry.inside_convex_polygon(pickups["lat"].to_numpy(), pickups["lon"].to_numpy(), box(figure))
-    return pickups.loc[inside, ["lat", "lon"]].reset_index(drop=True)
 
 
 def fig1_locations(grid_mode: str, n_copies: int) -> pd.DataFrame:
@@ -121,12 +104,16 @@ class Setting:
         return {"point": self.point}
 
 
-def make_setting(figure: str, reading: str, point: int, settings: Mapping[str, Any], common: Mapping[str, Any], n_candidates: int) -> Setting:
-    """Build the run setting of one parameter point from the (validated) config sections."""
-    fig_cfg = common[figure]
+def make_setting(figure: str, reading: str, point: int, settings: Mapping[str, Any]) -> Setting:
+    """The run setting of one parameter point from the settings a run job reads.
+
+    ``settings`` (the whitelist of :mod:`.paper`): ``eps``, ``delta_exponent``, ``delta``,
+    ``runs_per_dataset``, the reading's keys (``rounds``, ``pcg_scores``, ``s``, ``pcg_eps0_rule``,
+    ``dpg_eps0_rule``, ``rounding``; ``grid_mode`` for Figure 1) and, for Figure 1, ``m`` and ``n_copies``.
+    """
     if figure == "fig1":
-        m = int(fig_cfg["m"])
-        matroid = uniform_matroid(n_candidates, int(point))
+        m = int(settings["m"])
+        matroid = uniform_matroid(FIG1_GRID_SIZE + int(settings["n_copies"]), int(point))
     elif figure == "fig2":
         m = int(point)
         matroid = partition_matroid(FIG2_PART_OF, (1, 1))
@@ -138,22 +125,31 @@ def make_setting(figure: str, reading: str, point: int, settings: Mapping[str, A
         point=int(point),
         m=m,
         matroid=matroid,
-        eps=float(common["eps"]),
-        delta=delta_for(m, common["delta_exponent"], common.get("delta")),
+        eps=float(settings["eps"]),
+        delta=delta_for(m, settings["delta_exponent"], settings.get("delta")),
         rounds=int(settings["rounds"]),
         pcg_scores=str(settings["pcg_scores"]),
         s=int(settings["s"]),
         pcg_eps0_rule=str(settings["pcg_eps0_rule"]),
         dpg_eps0_rule=str(settings["dpg_eps0_rule"]),
         rounding=str(settings["rounding"]),
-        runs_per_dataset=int(fig_cfg.get("runs_per_dataset", 1)),
+        runs_per_dataset=int(settings.get("runs_per_dataset", 1)),
     )
+
+
+def candidate_locations(figure: str, settings: Mapping[str, Any]) -> np.ndarray:
+    """(n, 2) lat/lon of the candidates a run of ``figure`` chooses from."""
+    if figure == "fig1":
+        return fig1_locations(settings["grid_mode"], int(settings["n_copies"]))[["lat", "lon"]].to_numpy()
+    return fig2_locations()[["lat", "lon"]].to_numpy()
 
 
 def sample_dataset(pool: np.ndarray, setting: Setting, seed: int) -> tuple[int, np.ndarray]:
     """Dataset id and the m pickups (rows of ``pool``) of run ``seed``, uniformly without replacement."""
     if setting.m > len(pool):
-        raise ValueError(f"{setting.figure}: m = {setting.m} exceeds the {len(pool)} pickups inside the box")
+        key = "chaturvedi2021.fig1.m" if setting.figure == "fig1" else "chaturvedi2021.fig2.ms"
+        raise ConfigError(f"config key {key}: m = {setting.m} exceeds the {len(pool)} pickups inside the "
+                          f"{setting.figure} box")
     dataset = seed // setting.runs_per_dataset
     gen = seeding.rng(PAPER, f"{setting.figure}/dataset", {"m": setting.m}, dataset)
     idx = gen.choice(len(pool), size=setting.m, replace=False)
@@ -242,3 +238,18 @@ def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: 
                 row["north_copies"] = int(kinds[np.asarray(members, dtype=int)].sum())
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def run_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+            inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """One run job (protocol entry point): every algorithm at ``point`` (``{"reading", "r"}`` for
+    Figure 1, ``{"reading", "m"}`` for Figure 2) on the datasets of ``seeds``; ``inputs`` holds the
+    figure's instance directory (``pool.parquet``, ``instance.json``)."""
+    figure = "fig1" if "r" in point else "fig2"
+    directory = Path(inputs[figure])
+    pool = pd.read_parquet(directory / "pool.parquet")[["lat", "lon"]].to_numpy()
+    C = json.loads((directory / "instance.json").read_text())["C"]
+    setting = make_setting(figure, point["reading"], point["r" if figure == "fig1" else "m"], settings)
+    if setting.m > len(pool):  # refuse before any computation, naming the config key
+        sample_dataset(pool, setting, 0)
+    return {"runs": run_block(pool, candidate_locations(figure, settings), setting, seeds, C)}

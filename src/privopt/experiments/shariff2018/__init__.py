@@ -1,7 +1,8 @@
 """Shariff & Sheffet (NeurIPS 2018), differentially private contextual linear bandits.
 
-``runs``   Figure 1's decision set and one block of runs of Experiments 1–3 (tidy frames);
-``claims`` the statements of spec §8 (shared/specs/private-linear-bandits.md), checked on the tables.
+``paper``   the declaration the workflow reads (experiments, figures, claims, cost);
+``runs``    Figure 1's decision set and one block of runs of Experiments 1–3 (tidy frames);
+``tables``  run records -> the tables of Figures 1–5;
+``claims``  the statements of spec §8 (shared/specs/private-linear-bandits.md), checked on the tables;
+``cost``    predicted seconds and memory of one run job.
 """
-
-PAPER = "shariff2018"

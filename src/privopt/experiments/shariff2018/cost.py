@@ -1,6 +1,6 @@
 """Cost model of the Shariff & Sheffet run jobs: predicted seconds and data memory of one job.
 
-One run job (``workflow/rules/shariff2018.smk``) simulates, for each of its seeds, every variant
+One run job (experiments ``exp1``–``exp3`` of :mod:`.paper`) simulates, for each of its seeds, every variant
 it holds for ``rounds`` rounds (:func:`rounds_simulated`, as :mod:`.runs` resolves ``n_rounds``):
 
 * Exp. 1 (Figs. 2–3): NonPrivate LinUCB at one (reward model, d), K = d² arms;
@@ -36,12 +36,11 @@ model says 8.4 / 23.5 / 60.5 s; an Exp. 2 job at 2·10^7 rounds (4 variants, 1 s
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 __all__ = ["MEASURED", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
-           "BYTES_PER_POINT", "Job", "us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
-           "job_data_mb", "jobs"]
+           "BYTES_PER_POINT", "us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
+           "job_data_mb", "summary"]
 
 MEASURED = ("2026-11-22, 2-core build machine, loaded (load average 4–7 on 2 cores: a Figure 4 run and "
             "other engineers' jobs); CPU time (time.process_time) per round, "
@@ -138,7 +137,7 @@ def _dimension(experiment: str, settings: Mapping, point: Mapping) -> int:
 def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """Predicted CPU seconds of one run job.
 
-    ``settings``: the experiment's config section (``shariff2018.exp1`` …); ``point``: the job's
+    ``settings``: what a run job of the experiment reads (:mod:`.paper`); ``point``: the job's
     parameter point (``{"reward", "d"}``, ``{"gap"}``, ``{"mechanism", "gap"}``); ``n_seeds``: seeds
     in its block.
     """
@@ -168,29 +167,11 @@ def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
     return (curves + buffers) / 1e6
 
 
-@dataclass(frozen=True)
-class Job:
-    """One run job: experiment, parameter point (as the rule's wildcards mean it) and its seed count."""
-
-    experiment: str
-    point: dict
-    n_seeds: int
-
-
-def _seed_counts(n_runs: int, per_job: int) -> list[int]:
-    return [min(a + per_job, n_runs) - a for a in range(0, n_runs, per_job)]
-
-
-def jobs(section: Mapping) -> Iterator[Job]:
-    """Every run job of a (validated) ``shariff2018`` config section, in the pipeline's blocking."""
-    for experiment in ("exp1", "exp2", "exp3"):
-        cfg = section[experiment]
-        if experiment == "exp1":
-            points = [{"reward": r, "d": int(d)} for r in cfg["rewards"] for d in cfg["dims"]]
-        elif experiment == "exp2":
-            points = [{"gap": float(g)} for g in cfg["gaps"]]
-        else:
-            points = [{"mechanism": m, "gap": float(g)} for m in cfg["mechanisms"] for g in cfg["gaps"]]
-        for point in points:
-            for n_seeds in _seed_counts(int(cfg["runs"]), int(cfg["seeds_per_job"])):
-                yield Job(experiment, point, n_seeds)
+def summary() -> list[str]:
+    """The measured constants, for ``benchmarks/paper_cost.py``."""
+    lines = [f"CPU µs per round ({MEASURED}):",
+             "- NonPrivate by d: " + ", ".join(f"{d}: {v:g}" for d, v in NONPRIVATE_US.items())]
+    lines += [f"- {v} by d: " + ", ".join(f"{d}: {us:g}" for d, us in t.items()) for v, t in PRIVATE_US.items()]
+    lines.append(f"- above the largest measured d: slope {SLOPE_ABOVE:g} in log µs vs log d; "
+                 f"Exp. 3 default grid {DEFAULT_RHO_POINTS} ρ_min points")
+    return lines

@@ -24,7 +24,8 @@ records are the same with and without the audit.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,11 +56,6 @@ RUN_COLUMNS = ("pd_failures", "n_optimal", "wall_s")
 #: quantities of :data:`privopt.bandits.episodes.AUDIT_COLUMNS` and the variant's bounds (ρ_min, ρ_max, γ)
 AUDIT_TABLE_COLUMNS = ("gap", "variant", "mechanism", "seed", "t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv",
                        "conf_norm_V", "beta", "logdet_V", "rho_min", "rho_max", "gamma")
-
-
-def gap_label(gap: float) -> str:
-    """Path form of a gap (``0``, ``0.00625``, ``0.1``)."""
-    return f"{float(gap):g}"
 
 
 def seeds_for(experiment: str, params: dict, seeds: Sequence[int]) -> list[np.random.SeedSequence]:
@@ -190,3 +186,36 @@ def exp3_block(mechanism: str, gap: float, seeds: Sequence[int], *, n: int, n_ro
     rho_of = {v.name: v.rho_min for v in vs}
     out.insert(3, "rho_min", out["variant"].map(rho_of).astype(float))
     return out
+
+
+# ----------------------------------------------------------------------------- protocol entry points
+# run(point, settings, seeds, inputs) -> {output: frame}; settings = the whitelist of .paper
+
+
+def fig1_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+             inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
+    """Figure 1: the decision set of seed ``settings["seed"] + s`` (one run, s = 0)."""
+    frames = [decision_set(d=settings["d"], K=settings["K"], gap=settings["gap"], seed=settings["seed"] + int(s))
+              for s in seeds]
+    return {"runs": pd.concat(frames, ignore_index=True)}
+
+
+def exp1_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+    return {"runs": exp1_block(point["reward"], int(point["d"]), seeds, n=settings["n"], n_rounds=settings["n_rounds"],
+                               gap=settings["gap"], rec_every=settings["rec_every"])}
+
+
+def exp2_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+    s = settings
+    records, audit = exp2_block_with_audit(
+        float(point["gap"]), seeds, n=s["n"], n_rounds=s["n_rounds"], d=s["d"], eps=s["eps"], delta=s["delta"],
+        variants=s["variants"], gamma_rule=s["wishart_gamma_rule"], k_rule=s["k_rule"], rec_every=s["rec_every"],
+        audit_rounds=s["audit_rounds"])
+    return {"runs": records, "audit": audit}
+
+
+def exp3_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+    s = settings
+    return {"runs": exp3_block(point["mechanism"], float(point["gap"]), seeds, n=s["n"], n_rounds=s["n_rounds"],
+                               d=s["d"], eps=s["eps"], delta=s["delta"], k_rule=s["k_rule"], rho_grid=s["rho_grid"],
+                               rec_points=s["rec_points"])}

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from privopt import seeding
 from privopt.experiments.shariff2018 import runs
+from privopt.experiments.stats import bootstrap_loglog_slope_ci, loglog_slope
 from privopt.experiments.summary import summarise
 
-
-def ols_slope(d, r) -> float:
-    """Slope b of the OLS fit log r = a + b·log d."""
-    x, y = np.log(np.asarray(d, float)), np.log(np.asarray(r, float))
-    return float(np.polyfit(x, y, 1)[0])
+ols_slope = loglog_slope  # slope b of the OLS fit log R = a + b·log d
 
 
 def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
@@ -21,16 +21,7 @@ def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0)
     stream is keyed by (shariff2018, fig3_bootstrap, n_boot, seed) like every other stream."""
     rng = seeding.rng("shariff2018", "fig3_bootstrap", {"n_boot": n_boot}, seed)
     groups = [g["regret"].to_numpy() for _, g in runs_df.groupby("d", sort=True)]
-    ds = sorted(runs_df["d"].unique())
-    slopes = []
-    for _ in range(n_boot):
-        x, y = [], []
-        for d, g in zip(ds, groups):
-            s = rng.choice(g, size=g.size, replace=True)
-            x += [d] * g.size
-            y += list(s)
-        slopes.append(ols_slope(x, y))
-    return float(np.percentile(slopes, 2.5)), float(np.percentile(slopes, 97.5))
+    return bootstrap_loglog_slope_ci(sorted(runs_df["d"].unique()), groups, rng, n_boot=n_boot)
 
 
 FIT_COLUMNS = ["reward", "n_d", "n_runs", "a", "b", "b_means", "b_ci_low", "b_ci_high", "n_boot"]
@@ -68,35 +59,41 @@ def defaults_table(settings: dict, mechanisms) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["mechanism", "label", "rho_min"])
 
 
-def tables_for(experiment: str, records: pd.DataFrame, settings: dict | None = None,
-               mechanisms=None, audits: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
-    """Tables of one experiment: per-figure summaries (mean, std, sem, n) and per-run values.
+KEEP = ["t", "regret", "pd_failures"]
 
-    ``audits`` (Exp. 2 only): the audit rows of the run blocks, returned as table ``audit``
-    sorted by gap, variant, seed, t (claims S.1/S.2).
-    """
-    keep = ["t", "regret", "pd_failures"]
-    if experiment == "exp1":
-        records = records.sort_values(["reward", "d", "seed", "t"], kind="stable")
-        fin = final_rows(records, ["reward", "d", "seed"])[["reward", "d", "seed", *keep]]
-        return {"fig2": summarise(records, ["reward", "d", "t"], "regret", ddof=1),
-                "fig3": summarise(fin, ["reward", "d"], "regret", ddof=1),
-                "fit": fit_table(fin),
-                "runs": fin.reset_index(drop=True)}
-    if experiment == "exp2":
-        records = records.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
-        out = {"fig4": summarise(records, ["gap", "variant", "t"], "regret", ddof=1),
-               "runs": records[["gap", "variant", "seed", *keep]]}
-        if audits is not None:
-            audits = audits if len(audits) else runs.empty_audit()
-            out["audit"] = audits.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
-        return out
-    if experiment == "exp3":
-        records = records.sort_values(["mechanism", "gap", "rho_min", "seed", "t"], kind="stable")
-        fin = final_rows(records, ["mechanism", "gap", "rho_min", "seed"])
-        fin = fin[["mechanism", "gap", "rho_min", "seed", *keep]].reset_index(drop=True)
-        out = {"fig5": summarise(fin, ["mechanism", "gap", "rho_min"], "regret", ddof=1), "runs": fin}
-        if settings is not None:
-            out["defaults"] = defaults_table(settings, mechanisms or sorted(records["mechanism"].unique()))
-        return out
-    raise ValueError(f"unknown experiment {experiment!r}")
+
+def fig1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Tables entry point (protocol) of Figure 1: the decision set's points as they were drawn."""
+    return {"fig1": frames["runs"]}
+
+
+def exp1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Experiment 1 → Figure 2 curves (``fig2``), Figure 3 per-d summary (``fig3``) and fits (``fig3_fit``),
+    and the final regret of every run (``exp1_runs``)."""
+    records = frames["runs"].sort_values(["reward", "d", "seed", "t"], kind="stable")
+    fin = final_rows(records, ["reward", "d", "seed"])[["reward", "d", "seed", *KEEP]]
+    return {"fig2": summarise(records, ["reward", "d", "t"], "regret", ddof=1),
+            "fig3": summarise(fin, ["reward", "d"], "regret", ddof=1),
+            "fig3_fit": fit_table(fin),
+            "exp1_runs": fin.reset_index(drop=True)}
+
+
+def exp2_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Experiment 2 → Figure 4 curves (``fig4``), every run's curve (``fig4_runs``) and the audited rounds
+    (``fig4_audit``, sorted by gap, variant, seed, t; claims S.1/S.2)."""
+    records = frames["runs"].sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
+    audits = frames["audit"] if len(frames["audit"]) else runs.empty_audit()
+    return {"fig4": summarise(records, ["gap", "variant", "t"], "regret", ddof=1),
+            "fig4_runs": records[["gap", "variant", "seed", *KEEP]],
+            "fig4_audit": audits.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)}
+
+
+def exp3_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Experiment 3 → Figure 5 (``fig5``: final regret per mechanism, gap, ρ_min), every run's final regret
+    (``fig5_runs``) and the dotted lines (``fig5_defaults``, from ``settings``: n, d, eps, delta, k_rule,
+    mechanisms)."""
+    records = frames["runs"].sort_values(["mechanism", "gap", "rho_min", "seed", "t"], kind="stable")
+    fin = final_rows(records, ["mechanism", "gap", "rho_min", "seed"])
+    fin = fin[["mechanism", "gap", "rho_min", "seed", *KEEP]].reset_index(drop=True)
+    return {"fig5": summarise(fin, ["mechanism", "gap", "rho_min"], "regret", ddof=1), "fig5_runs": fin,
+            "fig5_defaults": defaults_table(settings, settings["mechanisms"])}

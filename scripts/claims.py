@@ -1,0 +1,10 @@
+"""Snakemake entry: a paper's claims, checked against its regenerated tables."""
+
+from privopt.experiments.claims import claims_frame
+from privopt.experiments.registry import paper
+from privopt.io import log_to_file, read_table, write_csv
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+tables = {stem: read_table(path) for stem, path in snakemake.input.items()}
+write_csv(claims_frame(paper(p.paper).claims.run(tables, p.settings), p.scale), snakemake.output[0])

@@ -1,0 +1,23 @@
+"""Snakemake entry: the run files of one experiment -> its tables, and a provenance record of them."""
+
+import logging
+
+from privopt.experiments.registry import paper
+from privopt.io import concat_tables, log_to_file, write_json, write_table
+from privopt.provenance import config_digest, environment
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+experiment = paper(p.paper).experiment(p.experiment)
+frames = {name: concat_tables(files) for name, files in snakemake.input.items()}
+tables = experiment.make_tables(frames, p.settings)
+for spec, path in zip(experiment.table_files, snakemake.output.tables):
+    write_table(tables[spec.stem], path, spec.float_format)
+# What made these tables: the code (digest of the library modules the runs and tables use, git
+# commit), the package versions, and the settings the tables read.
+write_json({"paper": p.paper, "experiment": p.experiment, "tables": list(snakemake.output.tables),
+            "settings": p.settings, "settings_digest": config_digest(p.settings),
+            "code_digest": {"runs": p.run_code, "tables": p.code}, "environment": environment()},
+           snakemake.output.provenance)
+logging.getLogger("tables").info("%s %s: %s", p.paper, p.experiment,
+                                 {name: len(t) for name, t in tables.items()})

@@ -1,0 +1,116 @@
+"""Chaturvedi, Nguyễn, Zakynthinou (AAAI 2021): the declaration the workflow reads.
+
+Two experiments on the Uber pickups, one per figure.  A parameter point is a reading (a named set of
+algorithm settings, ``chaturvedi2021.figN.readings``) and the x value (rank r, or dataset size m); all
+readings run on the same datasets.  The config section is ``chaturvedi2021``
+(``workflow/schemas/chaturvedi2021.schema.yaml``).
+"""
+
+from __future__ import annotations
+
+from privopt.experiments.chaturvedi2021 import cost
+from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+
+#: config keys of the section every run of both figures reads
+COMMON = ("eps", "delta_exponent", "delta")
+#: grid points of Figure 1 besides the copies of the north vertex (§4.2)
+GRID_POINTS = 20
+
+
+def _fig1_points(section):
+    fig = section["fig1"]
+    return [{"reading": reading, "r": int(r)} for reading in fig["readings"] for r in fig["ranks"]]
+
+
+def _fig2_points(section):
+    fig = section["fig2"]
+    return [{"reading": reading, "m": int(m)} for reading in fig["readings"] for m in fig["ms"]]
+
+
+def _fig1_settings(section, point):
+    fig = section["fig1"]
+    return {**{k: section[k] for k in COMMON}, "m": fig["m"], "n_copies": fig["n_copies"],
+            "runs_per_dataset": fig["runs_per_dataset"], **fig["readings"][point["reading"]]}
+
+
+def _fig2_settings(section, point):
+    fig = section["fig2"]
+    return {**{k: section[k] for k in COMMON}, "runs_per_dataset": fig["runs_per_dataset"],
+            **fig["readings"][point["reading"]]}
+
+
+def check(section) -> None:
+    """Cross-key checks the schema cannot express (raised before any job is planned)."""
+    n_candidates = GRID_POINTS + section["fig1"]["n_copies"]
+    too_big = [r for r in section["fig1"]["ranks"] if r > n_candidates]
+    if too_big:
+        raise ConfigError(
+            f"config key chaturvedi2021.fig1.ranks: r = {too_big} exceeds the {n_candidates} candidate locations "
+            f"(20 grid points + chaturvedi2021.fig1.n_copies = {section['fig1']['n_copies']})")
+    for fig in ("fig1", "fig2"):
+        cfg = section[fig]
+        if cfg["plot_reading"] not in cfg["readings"]:
+            raise ConfigError(f"config key chaturvedi2021.{fig}.plot_reading = {cfg['plot_reading']!r} is not one of "
+                              f"chaturvedi2021.{fig}.readings ({', '.join(cfg['readings'])})")
+
+
+PAPER = Paper(
+    key="chaturvedi2021",
+    title="Differentially Private Decomposable Submodular Maximization",
+    authors="Anamay Chaturvedi, Huy Lê Nguyễn, Lydia Zakynthinou",
+    venue="AAAI 2021 (arXiv 2005.14717)",
+    spec="shared/specs/decomposable-submodular.md",
+    short="Chaturvedi et al. 2021",
+    instances=(
+        Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
+                 outputs=("pool.parquet", "instance.json"), uses_uber=True),
+        Instance("fig2", build="privopt.experiments.chaturvedi2021.instances:build",
+                 outputs=("pool.parquet", "instance.json"), uses_uber=True),
+    ),
+    experiments=(
+        Experiment(
+            name="fig1",
+            label="Chaturvedi et al. Fig. 1 (all readings)",
+            points=_fig1_points,
+            settings=_fig1_settings,
+            seeds=lambda section: (section["fig1"]["n_runs"], section["seeds_per_job"]),
+            run="privopt.experiments.chaturvedi2021.runs:run_job",
+            instances=("fig1",),
+            tables="privopt.experiments.chaturvedi2021.tables:fig1_tables",
+            table_files=(Table("fig1.csv"), Table("fig1_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("fig1", point["r"], settings, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("fig1", point["r"], settings, n),
+        ),
+        Experiment(
+            name="fig2",
+            label="Chaturvedi et al. Fig. 2",
+            points=_fig2_points,
+            settings=_fig2_settings,
+            seeds=lambda section: (section["fig2"]["n_runs"], section["seeds_per_job"]),
+            run="privopt.experiments.chaturvedi2021.runs:run_job",
+            instances=("fig2",),
+            tables="privopt.experiments.chaturvedi2021.tables:fig2_tables",
+            table_files=(Table("fig2.csv"), Table("fig2_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("fig2", point["m"], settings, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("fig2", point["m"], settings, n),
+        ),
+    ),
+    figures=(
+        Figure("fig1", title="Figure 1 — utility versus rank, ε = 0.1",
+               original_caption="Empirical performance of non-private greedy, PCG, DPG, and random selection under "
+                                "the cardinality constraint.",
+               inputs={"table": "fig1"},
+               params=lambda section: {"plot_reading": section["fig1"]["plot_reading"], "eps": section["eps"]}),
+        Figure("fig2", title="Figure 2 — utility versus number of data, ε = 0.1",
+               original_caption="Empirical performance of PCG and DPG under the partition matroid constraint.",
+               inputs={"table": "fig2"},
+               params=lambda section: {"plot_reading": section["fig2"]["plot_reading"], "eps": section["eps"]}),
+    ),
+    claims=Claims(
+        evaluate="privopt.experiments.chaturvedi2021.claims:evaluate",
+        inputs=("fig1", "fig2"),
+        settings=lambda section: {"eps": section["eps"], "m": section["fig1"]["m"],
+                                  "delta_exponent": section["delta_exponent"], "delta": section["delta"]},
+    ),
+    check=check,
+)

@@ -1,0 +1,382 @@
+"""The experiment protocol: what a paper declares once, and what the workflow derives from it.
+
+A paper is a :class:`Paper`: its instances (built once from raw inputs), its experiments (parameter
+points × seed blocks → run files → tables), its figures (a notebook each, reading tables) and its
+claims (a function of tables).  The Snakemake workflow (``workflow/rules/papers.smk``), the cost
+table (``benchmarks/paper_cost.py``), the SLURM job groups and the workflow tests loop over the
+registered papers (:mod:`privopt.experiments.registry`); nothing outside a paper's own files names it.
+
+What a run depends on is a *whitelist*: :attr:`Experiment.settings` returns exactly the config values
+that one run job reads besides its parameter point and seeds, so that editing any other key (a grid,
+a plot option, ``n_runs``) plans no run job.  The heavy functions (run, tables, instance, claims) are
+referenced as ``"module:function"`` strings, so that declaring a paper imports nothing but this module
+and the paper's cost model; the workflow digests the source those modules import
+(:mod:`privopt.experiments.codedigest`) so a library change reruns exactly the jobs that use it.
+
+Paths are fixed by convention (a reader of ``results/`` needs no key)::
+
+    results/<paper>/instances/<instance>/<file>
+    results/<paper>/runs/<experiment>/<key>~<value>/…/seeds~<a>-<b>.parquet
+    results/<paper>/tables/<table file>
+    results/figures/<paper>/<figure>.{pdf,png}      workflow/notebooks/<paper>_<figure>.py.ipynb
+    results/claims/<paper>.csv                      workflow/report/<paper>_<figure|claims>.rst
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ConfigError",
+    "Instance",
+    "Experiment",
+    "Table",
+    "Figure",
+    "Claims",
+    "Paper",
+    "RunJob",
+    "format_value",
+    "point_path",
+    "seed_blocks",
+    "seeds_of",
+    "resolve",
+    "ref_module",
+]
+
+Section = Mapping[str, Any]
+Point = dict[str, Any]
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+class ConfigError(ValueError):
+    """A config value that cannot be run; the message names the config key (``paper.section.key``)."""
+
+
+# ----------------------------------------------------------------------------- paths and seeds
+
+
+def format_value(value: Any) -> str:
+    """Path form of a parameter value: exact and unique (floats by ``repr``: 0.123456789 stays whole).
+
+    >>> [format_value(v) for v in (10, 0.1, 0.0, 1e-05, "pm1", True)]
+    ['10', '0.1', '0.0', '1e-05', 'pm1', 'true']
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"a parameter point cannot hold {value!r}")
+        return repr(value)
+    if isinstance(value, str) and _VALUE.match(value):
+        return value
+    raise ValueError(f"cannot put {value!r} ({type(value).__name__}) in a path; use ints, floats or words")
+
+
+def point_path(point: Mapping[str, Any]) -> str:
+    """``key~value/key~value`` for a parameter point ('' for the single point of an experiment without grid)."""
+    return "/".join(f"{k}~{format_value(v)}" for k, v in point.items())
+
+
+def seed_blocks(n_runs: int, per_job: int) -> list[str]:
+    """Seed blocks ``a-b`` (inclusive) covering seeds 0..n_runs-1, ``per_job`` seeds each."""
+    if n_runs < 1 or per_job < 1:
+        raise ValueError(f"need n_runs >= 1 and per_job >= 1, got {n_runs}, {per_job}")
+    return [f"{a}-{min(a + per_job, n_runs) - 1}" for a in range(0, n_runs, per_job)]
+
+
+def seeds_of(block: str) -> list[int]:
+    a, b = (int(x) for x in block.split("-"))
+    return list(range(a, b + 1))
+
+
+def resolve(ref: str) -> Callable:
+    """The function a ``"package.module:function"`` reference names (imported on first use)."""
+    module, _, name = ref.partition(":")
+    if not name:
+        raise ValueError(f"reference {ref!r} is not of the form 'module:function'")
+    return getattr(importlib.import_module(module), name)
+
+
+def ref_module(ref: str) -> str:
+    return ref.partition(":")[0]
+
+
+def _expect_keys(what: str, made: Mapping[str, Any], expected: Sequence[str]) -> None:
+    if set(made) != set(expected):
+        raise ValueError(f"{what} returned {sorted(made)}; it declares {sorted(expected)}")
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What several runs share, built once from raw inputs (e.g. the pickups inside a box).
+
+    ``build(name, settings, inputs) -> {file name: DataFrame | dict}`` writes ``outputs``;
+    ``inputs`` holds ``"pickups"`` (the parsed Uber table) when ``uses_uber``.
+    """
+
+    name: str
+    build: str
+    outputs: tuple[str, ...]
+    settings: Callable[[Section], dict] = lambda section: {}
+    uses_uber: bool = False
+
+    def make(self, settings: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, Any]:
+        """Build the instance (imports ``build``) and check it returns exactly ``outputs``."""
+        made = resolve(self.build)(self.name, settings, inputs)
+        _expect_keys(f"instance {self.name} ({self.build})", made, self.outputs)
+        return made
+
+
+@dataclass(frozen=True)
+class Table:
+    """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format."""
+
+    file: str
+    float_format: str = "%.10g"
+
+    @property
+    def stem(self) -> str:
+        return self.file.rsplit(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Parameter points × seed blocks of one algorithm comparison, and how its runs become tables.
+
+    * ``points(section)``: the parameter points, in order; each a dict whose keys are the path keys.
+    * ``settings(section, point)``: exactly the config values one run job reads (the whitelist).
+    * ``seeds(section)``: ``(n_runs, seeds_per_job)``.
+    * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs) -> {output: DataFrame}``
+      with one frame per name of ``outputs`` (``{"runs": ""}``; e.g. ``"audit": ".audit"`` adds
+      ``seeds~a-b.audit.parquet``); ``inputs`` maps each name of ``instances`` to its directory.
+    * ``tables``: ``"module:function"``, ``tables(frames, settings) -> {table stem: DataFrame}`` where
+      ``frames`` maps each output name to the concatenated run frames; ``table_settings(section)``
+      is its whitelist; ``table_files`` the tables it writes.
+    * ``cost(settings, point, n_seeds) -> seconds`` and ``data_mb(...)`` (optional): the SLURM
+      runtime, memory and job grouping of each run job; without them a generic allowance is used.
+    """
+
+    name: str
+    label: str
+    points: Callable[[Section], list[Point]]
+    settings: Callable[[Section, Point], dict]
+    seeds: Callable[[Section], tuple[int, int]]
+    run: str
+    tables: str
+    table_files: tuple[Table, ...]
+    table_settings: Callable[[Section], dict] = lambda section: {}
+    outputs: Mapping[str, str] = field(default_factory=lambda: {"runs": ""})
+    instances: tuple[str, ...] = ()
+    cost: Callable[[dict, Point, int], float] | None = None
+    data_mb: Callable[[dict, Point, int], float] | None = None
+
+    def execute(self, point: Point, settings: Mapping[str, Any], seeds: Sequence[int],
+                inputs: Mapping[str, str]) -> dict[str, Any]:
+        """One run job (imports ``run``); checks it returns a frame for exactly the names of ``outputs``."""
+        frames = resolve(self.run)(point, settings, list(seeds), inputs)
+        _expect_keys(f"experiment {self.name} ({self.run})", frames, tuple(self.outputs))
+        return frames
+
+    def make_tables(self, frames: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
+        """The experiment's tables (imports ``tables``); checks it returns exactly ``table_files``."""
+        made = resolve(self.tables)(frames, settings)
+        _expect_keys(f"experiment {self.name} ({self.tables})", made, tuple(t.stem for t in self.table_files))
+        return made
+
+    def point_keys(self, section: Section) -> tuple[str, ...]:
+        points = self.points(section)
+        keys = tuple(points[0]) if points else ()
+        for p in points:
+            if tuple(p) != keys:
+                raise ValueError(f"experiment {self.name}: every point must have the keys {keys}, got {tuple(p)}")
+        for k in keys:
+            if not _NAME.match(k) or k == "block":
+                raise ValueError(f"experiment {self.name}: point key {k!r} cannot be a path key")
+        return keys
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure: a notebook reading tables (``inputs``: notebook name → table stem) with ``params``."""
+
+    id: str
+    title: str
+    original_caption: str
+    inputs: Mapping[str, str]
+    params: Callable[[Section], dict] = lambda section: {}
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The paper's claims: ``evaluate(tables, settings) -> list[Claim]`` over the table stems ``inputs``."""
+
+    evaluate: str
+    inputs: tuple[str, ...]
+    settings: Callable[[Section], dict] = lambda section: {}
+
+    def run(self, tables: Mapping[str, Any], settings: Mapping[str, Any]) -> list:
+        """Every claim (imports ``evaluate``) as a list of :class:`privopt.experiments.claims.Claim`."""
+        return list(resolve(self.evaluate)(tables, settings))
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One run job: a parameter point and a block of seeds."""
+
+    experiment: str
+    point: Point
+    block: str
+
+    @property
+    def seeds(self) -> list[int]:
+        return seeds_of(self.block)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """Everything the workflow, the report and the cost table need to know about one paper."""
+
+    key: str
+    title: str
+    authors: str
+    venue: str
+    spec: str
+    short: str
+    experiments: tuple[Experiment, ...]
+    figures: tuple[Figure, ...]
+    claims: Claims
+    instances: tuple[Instance, ...] = ()
+    check: Callable[[Section], None] = lambda section: None
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.key):
+            raise ValueError(f"paper key {self.key!r} must be a word")
+        for kind, names in (("experiment", [e.name for e in self.experiments]), ("figure", [f.id for f in self.figures]),
+                            ("instance", [i.name for i in self.instances])):
+            bad = [n for n in names if not _NAME.match(n)]
+            if bad or len(set(names)) != len(names):
+                raise ValueError(f"paper {self.key}: {kind} names must be distinct words, got {names}")
+        stems = [t.stem for e in self.experiments for t in e.table_files]
+        if len(set(stems)) != len(stems):
+            raise ValueError(f"paper {self.key}: two experiments write a table of the same name: {stems}")
+        known = set(stems)
+        for fig in self.figures:
+            missing = set(fig.inputs.values()) - known
+            if missing:
+                raise ValueError(f"paper {self.key}, figure {fig.id}: no experiment writes the tables {sorted(missing)}")
+        if set(self.claims.inputs) - known:
+            raise ValueError(f"paper {self.key}: claims read tables no experiment writes: {set(self.claims.inputs) - known}")
+        instances = {i.name for i in self.instances}
+        for e in self.experiments:
+            if set(e.instances) - instances:
+                raise ValueError(f"paper {self.key}, experiment {e.name}: unknown instances {set(e.instances) - instances}")
+
+    # ------------------------------------------------------------------ lookups
+
+    def experiment(self, name: str) -> Experiment:
+        for e in self.experiments:
+            if e.name == name:
+                return e
+        raise KeyError(f"paper {self.key} has no experiment {name!r}")
+
+    def instance(self, name: str) -> Instance:
+        for i in self.instances:
+            if i.name == name:
+                return i
+        raise KeyError(f"paper {self.key} has no instance {name!r}")
+
+    def figure(self, fid: str) -> Figure:
+        for f in self.figures:
+            if f.id == fid:
+                return f
+        raise KeyError(f"paper {self.key} has no figure {fid!r}")
+
+    def table_owner(self, stem: str) -> tuple[Experiment, Table]:
+        for e in self.experiments:
+            for t in e.table_files:
+                if t.stem == stem:
+                    return e, t
+        raise KeyError(f"paper {self.key} has no table {stem!r}")
+
+    @property
+    def uses_uber(self) -> bool:
+        return any(i.uses_uber for i in self.instances)
+
+    # ------------------------------------------------------------------ paths
+
+    def instance_file(self, instance: str, file: str) -> str:
+        return f"results/{self.key}/instances/{instance}/{file}"
+
+    def run_file(self, experiment: str, point: Mapping[str, Any], block: str, output: str = "runs") -> str:
+        exp = self.experiment(experiment)
+        where = point_path(point)
+        return f"results/{self.key}/runs/{experiment}/{where + '/' if where else ''}seeds~{block}{exp.outputs[output]}.parquet"
+
+    def run_pattern(self, experiment: str, keys: Sequence[str], output: str = "runs") -> str:
+        """The run file with Snakemake wildcards: one per point key, and ``{block}``."""
+        exp = self.experiment(experiment)
+        where = "/".join(f"{k}~{{{k}}}" for k in keys)
+        return f"results/{self.key}/runs/{experiment}/{where + '/' if where else ''}seeds~{{block}}{exp.outputs[output]}.parquet"
+
+    def table_file(self, stem: str) -> str:
+        _, table = self.table_owner(stem)
+        return f"results/{self.key}/tables/{table.file}"
+
+    def figure_files(self, fid: str) -> dict[str, str]:
+        return {ext: f"results/figures/{self.key}/{fid}.{ext}" for ext in ("pdf", "png")}
+
+    def notebook(self, fid: str) -> str:
+        return f"workflow/notebooks/{self.key}_{fid}.py.ipynb"
+
+    def executed_notebook(self, fid: str) -> str:
+        return f"logs/notebooks/{self.key}_{fid}.ipynb"
+
+    def caption(self, name: str) -> str:
+        """The ``snakemake --report`` caption of a figure (or of ``claims``)."""
+        return f"workflow/report/{self.key}_{name}.rst"
+
+    @property
+    def claims_file(self) -> str:
+        return f"results/claims/{self.key}.csv"
+
+    def metadata(self) -> dict[str, Any]:
+        """What the report shows of the paper: citation, and per figure its caption and files."""
+        return {
+            "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
+            "short": self.short, "uses_uber": self.uses_uber, "claims": self.claims_file,
+            "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
+                         "image": self.figure_files(f.id)["png"], "pdf": self.figure_files(f.id)["pdf"],
+                         "tables": [self.table_file(stem) for stem in f.inputs.values()],
+                         "notebook": self.executed_notebook(f.id), "target": f"{self.key}_{f.id}"}
+                        for f in self.figures],
+        }
+
+    # ------------------------------------------------------------------ jobs
+
+    def run_jobs(self, section: Section, experiment: str | None = None) -> Iterator[RunJob]:
+        """Every run job of the configuration (points in config order, then seed blocks)."""
+        for exp in self.experiments:
+            if experiment is not None and exp.name != experiment:
+                continue
+            n_runs, per_job = exp.seeds(section)
+            blocks = seed_blocks(int(n_runs), int(per_job))
+            seen: dict[str, Point] = {}
+            for point in exp.points(section):
+                where = point_path(point)
+                if where in seen:
+                    raise ConfigError(f"config key {self.key}.{exp.name}: the points {seen[where]} and {point} share the path {where!r}")
+                seen[where] = point
+                for block in blocks:
+                    yield RunJob(exp.name, point, block)

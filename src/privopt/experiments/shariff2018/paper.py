@@ -1,0 +1,130 @@
+"""Shariff & Sheffet (NeurIPS 2018): the declaration the workflow reads.
+
+Four experiments on simulated instances (spec ``shared/specs/private-linear-bandits.md`` §7): the
+decision set of Figure 1, Experiment 1 (Figures 2–3: non-private LinUCB by reward model and d),
+Experiment 2 (Figure 4: the four variants on each gap, with an audit of random rounds for S.1/S.2) and
+Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap).  The config section is
+``shariff2018`` (``workflow/schemas/shariff2018.schema.yaml``).
+"""
+
+from __future__ import annotations
+
+from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
+from privopt.experiments.shariff2018 import cost
+
+RUNS = "privopt.experiments.shariff2018.runs"
+TABLES = "privopt.experiments.shariff2018.tables"
+
+
+def _pick(section, keys):
+    return {k: section[k] for k in keys}
+
+
+def _seeds(name):
+    return lambda section: (section[name]["runs"], section[name]["seeds_per_job"])
+
+
+def check(section) -> None:
+    """Cross-key checks the schema cannot express (raised before any job is planned)."""
+    for exp in ("exp1", "exp2", "exp3"):
+        rounds = section[exp]["n_rounds"]
+        if rounds is not None and rounds > section[exp]["n"]:
+            raise ConfigError(
+                f"config key shariff2018.{exp}.n_rounds = {rounds} exceeds shariff2018.{exp}.n = {section[exp]['n']} "
+                "(quick runs are prefixes of the full-horizon run)")
+
+
+EXP1_READS = ("n", "n_rounds", "gap", "rec_every")
+EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_rule", "k_rule", "rec_every",
+              "audit_rounds")
+EXP3_READS = ("n", "n_rounds", "d", "eps", "delta", "k_rule", "rho_grid", "rec_points")
+
+PAPER = Paper(
+    key="shariff2018",
+    title="Differentially Private Contextual Linear Bandits",
+    authors="Roshan Shariff, Or Sheffet",
+    venue="NeurIPS 2018",
+    spec="shared/specs/private-linear-bandits.md",
+    short="Shariff & Sheffet 2018",
+    experiments=(
+        Experiment(
+            name="fig1",
+            label="Shariff & Sheffet Fig. 1 (decision set)",
+            points=lambda section: [{}],
+            settings=lambda section, point: dict(section["fig1"]),
+            seeds=lambda section: (1, 1),
+            run=f"{RUNS}:fig1_job",
+            tables=f"{TABLES}:fig1_tables",
+            table_files=(Table("fig1.csv", float_format="%.12g"),),
+            cost=lambda settings, point, n: 0.1,
+        ),
+        Experiment(
+            name="exp1",
+            label="Shariff & Sheffet Figs. 2–3 (Exp. 1)",
+            points=lambda section: [{"reward": r, "d": int(d)} for r in section["exp1"]["rewards"]
+                                    for d in section["exp1"]["dims"]],
+            settings=lambda section, point: _pick(section["exp1"], EXP1_READS),
+            seeds=_seeds("exp1"),
+            run=f"{RUNS}:exp1_job",
+            tables=f"{TABLES}:exp1_tables",
+            table_files=(Table("fig2.csv"), Table("fig3.csv"), Table("fig3_fit.csv"), Table("exp1_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("exp1", settings, point, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("exp1", settings, point, n),
+        ),
+        Experiment(
+            name="exp2",
+            label="Shariff & Sheffet Fig. 4 (Exp. 2)",
+            points=lambda section: [{"gap": float(g)} for g in section["exp2"]["gaps"]],
+            settings=lambda section, point: _pick(section["exp2"], EXP2_READS),
+            seeds=_seeds("exp2"),
+            run=f"{RUNS}:exp2_job",
+            outputs={"runs": "", "audit": ".audit"},
+            tables=f"{TABLES}:exp2_tables",
+            table_files=(Table("fig4.csv"), Table("fig4_runs.parquet"), Table("fig4_audit.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("exp2", settings, point, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("exp2", settings, point, n),
+        ),
+        Experiment(
+            name="exp3",
+            label="Shariff & Sheffet Fig. 5 (Exp. 3)",
+            points=lambda section: [{"mechanism": m, "gap": float(g)} for m in section["exp3"]["mechanisms"]
+                                    for g in section["exp3"]["gaps"]],
+            settings=lambda section, point: _pick(section["exp3"], EXP3_READS),
+            seeds=_seeds("exp3"),
+            run=f"{RUNS}:exp3_job",
+            tables=f"{TABLES}:exp3_tables",
+            table_files=(Table("fig5.csv"), Table("fig5_runs.parquet"), Table("fig5_defaults.csv")),
+            table_settings=lambda section: _pick(section["exp3"], ("n", "d", "eps", "delta", "k_rule", "mechanisms")),
+            cost=lambda settings, point, n: cost.job_seconds("exp3", settings, point, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("exp3", settings, point, n),
+        ),
+    ),
+    figures=(
+        Figure("fig1", title="Figure 1 — an example decision set, d = 3, K = 1000",
+               original_caption="An example decision set in R^3 with K = 1000 actions.",
+               inputs={"table": "fig1"}, params=lambda section: {"gap": section["fig1"]["gap"]}),
+        Figure("fig2", title="Figure 2 — non-private LinUCB, regret over time for varying d",
+               original_caption="Experiment 1 — Regret over time for varying dimensions.",
+               inputs={"table": "fig2"}),
+        Figure("fig3", title="Figure 3 — total regret versus d, log–log, best-fit line",
+               original_caption="Experiment 1 — Regret vs. dimension with log–log axes and best-fit line.",
+               inputs={"table": "fig3", "fit": "fig3_fit", "runs": "exp1_runs"}),
+        Figure("fig4", title="Figure 4 — private variants over time, Δ = 0 and Δ = 0.1",
+               original_caption="Experiment 2 — Regret over time, with and without forced sub-optimality gaps.",
+               inputs={"table": "fig4"}, params=lambda section: {"plot_until": section["exp2"]["plot_until"]}),
+        Figure("fig5", title="Figure 5 — final regret versus ρ_min, Wishart and Gaussian, several gaps",
+               original_caption="Experiment 3 — Varying shift parameters with different sub-optimality gaps.",
+               inputs={"table": "fig5", "defaults": "fig5_defaults"}),
+    ),
+    claims=Claims(
+        evaluate="privopt.experiments.shariff2018.claims:evaluate",
+        inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig5_runs"),
+        settings=lambda section: {
+            "fig1": _pick(section["fig1"], ("K", "gap")),
+            "exp1": _pick(section["exp1"], ("n",)),
+            "exp2": _pick(section["exp2"], ("n", "n_rounds", "plot_until", "wishart_gamma_rule", "audit_rounds")),
+            "exp3": _pick(section["exp3"], ("n", "d", "eps", "delta", "k_rule")),
+        },
+    ),
+    check=check,
+)

@@ -1,0 +1,22 @@
+"""The toy paper's claim: the mean error of the Laplace mean is 1/(n·ε) (E|Lap(b)| = b)."""
+
+import numpy as np
+
+from privopt.experiments.claims import ClaimSet, Outcome, finite, fmt_sig
+
+CLAIMS = ClaimSet("toy")
+
+
+@CLAIMS.claim("F1.a", "fig1", "The mean absolute error is 1/(n·ε) at every ε.",
+              "|mean error · n·ε − 1| ≤ 3 SEM·n·ε at every ε", needs=("fig1",))
+def _f1a(tables, settings):
+    t = tables["fig1"]
+    scaled = t["mean"] * settings["n"] * t["eps"]
+    tol = 3 * t["sem"] * settings["n"] * t["eps"]
+    finite(scaled.to_numpy(), tol.to_numpy())
+    return Outcome(", ".join(f"ε={e:g}: {fmt_sig(s)}" for e, s in zip(t["eps"], scaled)),
+                   bool((np.abs(scaled - 1) <= tol).all()))
+
+
+def evaluate(tables, settings):
+    return CLAIMS.evaluate(tables, settings)

@@ -1,0 +1,25 @@
+"""Runs and tables of the toy paper: |mean + Laplace(1/(n·ε)) − mean| per run."""
+
+import numpy as np
+import pandas as pd
+
+from privopt import seeding
+from privopt.experiments.summary import summarise
+
+PAPER = "toy"
+
+
+def run_job(point, settings, seeds, inputs):
+    """One block of seeds at one ε: the data (n values in [0, 1]) is fixed, the noise is per seed."""
+    n, eps = int(settings["n"]), float(point["eps"])
+    data = seeding.rng(PAPER, "data", {"n": n}, 0).random(n)
+    rows = []
+    for seed in seeds:
+        noise = seeding.rng(PAPER, "laplace", {"eps": eps, "n": n}, seed).laplace(0.0, 1.0 / (n * eps))
+        rows.append({"eps": eps, "seed": int(seed), "error": abs(noise)})
+    return {"runs": pd.DataFrame(rows)}
+
+
+def tables(frames, settings):
+    runs = frames["runs"].sort_values(["eps", "seed"]).reset_index(drop=True)
+    return {"fig1": summarise(runs, ["eps"], "error", ddof=1), "fig1_runs": runs}

@@ -1,0 +1,177 @@
+# The generic rules, instantiated for every registered paper (privopt.experiments.registry):
+#   <paper>_instance_<name>   raw inputs -> what its runs share          (local)
+#   <paper>_runs_<exp>        one parameter point x one seed block       (the only cluster jobs)
+#   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
+#   <paper>_<fig>_plot        tables -> figure, by its notebook          (local)
+#   <paper>_claims            tables -> the paper's claims               (local)
+#   <paper>_<fig>, <paper>    targets                                    (local)
+# Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper.
+
+
+def _point_param(paper, exp):
+    return lambda wc: run_point(paper, exp, wc)
+
+
+def _settings_param(paper, exp):
+    return lambda wc: exp.settings(config[paper.key], run_point(paper, exp, wc))
+
+
+def _digest_param(*refs):
+    return lambda wc: digest(*refs)
+
+
+def _run_inputs(paper, exp):
+    """Every file of each instance the experiment uses, named by the instance."""
+    return {name: [paper.instance_file(name, f) for f in paper.instance(name).outputs] for name in exp.instances}
+
+
+def _run_files_input(paper, exp):
+    return {name: run_files(paper, exp, name) for name in exp.outputs}
+
+
+for _paper in PAPERS.values():
+    _section = config[_paper.key]
+
+    for _inst in _paper.instances:
+
+        rule:
+            name:
+                f"{_paper.key}_instance_{_inst.name}"
+            localrule: True
+            input:
+                pickups=rules.uber_parse.output[0] if _inst.uses_uber else [],
+            output:
+                [_paper.instance_file(_inst.name, f) for f in _inst.outputs],
+            params:
+                paper=_paper.key,
+                instance=_inst.name,
+                settings=_inst.settings(_section),
+                code=_digest_param(_inst.build),
+            conda:
+                "../envs/privopt.yaml"
+            log:
+                f"logs/{_paper.key}/instances/{_inst.name}.log",
+            script:
+                "../../scripts/instance.py"
+
+    for _exp in _paper.experiments:
+        _keys = _exp.point_keys(_section)
+
+        rule:
+            name:
+                f"{_paper.key}_runs_{_exp.name}"
+            input:
+                **_run_inputs(_paper, _exp),
+            output:
+                **{o: _paper.run_pattern(_exp.name, _keys, o) for o in _exp.outputs},
+            wildcard_constraints:
+                **{k: "[^/]+" for k in _keys},
+                block=r"\d+-\d+",
+            params:
+                paper=_paper.key,
+                experiment=_exp.name,
+                point=_point_param(_paper, _exp),
+                settings=_settings_param(_paper, _exp),
+                seeds=lambda wc: seeds_of(wc.block),
+                code=_digest_param(_exp.run),
+            conda:
+                "../envs/privopt.yaml"
+            log:
+                _paper.run_pattern(_exp.name, _keys).replace("results/", "logs/", 1).replace(".parquet", ".log"),
+            threads: 1
+            resources:
+                mem_mb=job_mem_mb(_paper, _exp),
+                runtime=job_runtime(_paper, _exp),
+            group:
+                job_group(_paper, _exp)
+            script:
+                "../../scripts/run.py"
+
+        rule:
+            name:
+                f"{_paper.key}_tables_{_exp.name}"
+            localrule: True
+            input:
+                **_run_files_input(_paper, _exp),
+            output:
+                tables=[_paper.table_file(t.stem) for t in _exp.table_files],
+                provenance=f"results/{_paper.key}/tables/{_exp.name}.provenance.json",
+            params:
+                paper=_paper.key,
+                experiment=_exp.name,
+                settings=_exp.table_settings(_section),
+                code=_digest_param(_exp.tables),
+                run_code=_digest_param(_exp.run),
+            conda:
+                "../envs/privopt.yaml"
+            log:
+                f"logs/{_paper.key}/tables/{_exp.name}.log",
+            script:
+                "../../scripts/tables.py"
+
+    for _fig in _paper.figures:
+
+        rule:
+            name:
+                f"{_paper.key}_{_fig.id}_plot"
+            localrule: True
+            input:
+                **{name: _paper.table_file(stem) for name, stem in _fig.inputs.items()},
+            output:
+                pdf=_paper.figure_files(_fig.id)["pdf"],
+                png=report(
+                    _paper.figure_files(_fig.id)["png"],
+                    caption=f"../report/{_paper.key}_{_fig.id}.rst",
+                    category=_paper.short,
+                ),
+            params:
+                **_fig.params(_section),
+                scale=config["scale"],
+                # the notebook path goes through params: Snakemake evaluates a rule's notebook
+                # path when the job runs, when the loop variables hold the last paper and figure
+                notebook=f"{_paper.key}_{_fig.id}",
+            conda:
+                "../envs/privopt.yaml"
+            log:
+                notebook=_paper.executed_notebook(_fig.id),
+            notebook:
+                "../notebooks/{params.notebook}.py.ipynb"
+
+        rule:
+            name:
+                f"{_paper.key}_{_fig.id}"
+            localrule: True
+            input:
+                list(_paper.figure_files(_fig.id).values()),
+
+    rule:
+        name:
+            f"{_paper.key}_claims"
+        localrule: True
+        input:
+            **{stem: _paper.table_file(stem) for stem in _paper.claims.inputs},
+        output:
+            report(
+                _paper.claims_file,
+                caption=f"../report/{_paper.key}_claims.rst",
+                category=_paper.short,
+            ),
+        params:
+            paper=_paper.key,
+            settings=_paper.claims.settings(_section),
+            scale=config["scale"],
+            code=_digest_param(_paper.claims.evaluate),
+        conda:
+            "../envs/privopt.yaml"
+        log:
+            f"logs/{_paper.key}/claims.log",
+        script:
+            "../../scripts/claims.py"
+
+    rule:
+        name:
+            _paper.key
+        localrule: True
+        input:
+            [f for fig in _paper.figures for f in _paper.figure_files(fig.id).values()],
+            _paper.claims_file,
