@@ -7,12 +7,12 @@ module
 * fetches the file from an http(s)/file URL or a local path, verifies it (either
   against a caller-supplied sha256 of the bytes as fetched, or against the canonical
   git blob id and record count) and writes the plain CSV atomically
-  (:func:`fetch_uber`);
+  (:func:`privopt.io.atomic_path`; :func:`fetch_uber`);
 * parses and validates the CSV into a tidy :class:`pandas.DataFrame`
   (:func:`read_pickups`), reporting the file and the 1-based line of the first
   offending record;
-* stores/loads the parsed frame as Parquet (:func:`write_parquet_atomic`,
-  :func:`read_pickups_parquet`).
+* stores/loads the parsed frame as Parquet (:func:`write_parquet_atomic`, i.e.
+  :func:`privopt.io.write_parquet`; :func:`read_pickups_parquet`).
 
 The library never prints; it logs through :mod:`logging` (logger ``privopt.data.uber``).
 """
@@ -40,6 +40,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+
+from privopt.io import atomic_path, write_parquet
 
 __all__ = [
     "CANONICAL_URL",
@@ -257,45 +259,43 @@ def fetch_uber(
         raise ValueError("fetch_uber needs sha256, git_blob_id or expected_records to verify the data")
     src = os.fspath(source)
     dest = Path(dest)
-    dest.parent.mkdir(parents=True, exist_ok=True)
 
-    fetched: Path | None = None
-    plain: Path | None = None
-    try:
-        # 1. Stream the bytes to a temporary file next to dest, hashing as they come.
-        fetched = _tempname(dest, ".download")
-        fetched_sha = hashlib.sha256()
-        fetched_bytes = 0
-        logger.info("fetching %s -> %s", src, dest)
-        with _open_source(src, timeout) as fin, open(fetched, "wb") as fout:
-            for block in _iter_chunks(fin):
-                fetched_sha.update(block)
-                fetched_bytes += len(block)
-                fout.write(block)
-        fetched_hex = fetched_sha.hexdigest()
+    with atomic_path(dest) as plain:  # dest appears only once every check has passed
+        # 1. Stream the bytes to a scratch file next to dest, hashing as they come.
+        fetched: Path | None = _tempname(dest, ".download")
+        try:
+            fetched_sha = hashlib.sha256()
+            fetched_bytes = 0
+            logger.info("fetching %s -> %s", src, dest)
+            with _open_source(src, timeout) as fin, open(fetched, "wb") as fout:
+                for block in _iter_chunks(fin):
+                    fetched_sha.update(block)
+                    fetched_bytes += len(block)
+                    fout.write(block)
+            fetched_hex = fetched_sha.hexdigest()
 
-        if sha256 is not None and fetched_hex != sha256.strip().lower():
-            raise ChecksumError(
-                f"sha256 mismatch for {src}: expected {sha256.strip().lower()}, got {fetched_hex}"
-            )
-
-        # 2. Decompress if gzip (magic bytes), else the fetched file is the CSV.
-        with open(fetched, "rb") as fh:
-            compressed = fh.read(2) == _GZIP_MAGIC
-        if compressed:
-            plain = _tempname(dest, ".csv.part")
-            try:
-                with gzip.open(fetched, "rb") as fin, open(plain, "wb") as fout:
-                    shutil.copyfileobj(fin, fout, _CHUNK)
-            except (OSError, EOFError, zlib.error) as exc:
+            if sha256 is not None and fetched_hex != sha256.strip().lower():
                 raise ChecksumError(
-                    f"could not decompress gzip data from {src} (sha256 of fetched bytes "
-                    f"{fetched_hex}; expected git blob id {git_blob_id}, got none): {exc}"
-                ) from exc
+                    f"sha256 mismatch for {src}: expected {sha256.strip().lower()}, got {fetched_hex}"
+                )
+
+            # 2. Decompress if gzip (magic bytes), else the fetched file is the CSV.
+            with open(fetched, "rb") as fh:
+                compressed = fh.read(2) == _GZIP_MAGIC
+            if compressed:
+                try:
+                    with gzip.open(fetched, "rb") as fin, open(plain, "wb") as fout:
+                        shutil.copyfileobj(fin, fout, _CHUNK)
+                except (OSError, EOFError, zlib.error) as exc:
+                    raise ChecksumError(
+                        f"could not decompress gzip data from {src} (sha256 of fetched bytes "
+                        f"{fetched_hex}; expected git blob id {git_blob_id}, got none): {exc}"
+                    ) from exc
+            else:
+                os.replace(fetched, plain)
+                fetched = None
+        finally:
             _unlink_quietly(fetched)
-            fetched = None
-        else:
-            plain, fetched = fetched, None
 
         # 3. Digests of the CSV; canonical check when no sha256 was given.
         digests = _csv_digests(plain)
@@ -317,12 +317,6 @@ def fetch_uber(
                         f"sha256 {digests['sha256']})"
                     )
                 verified_by.append("records")
-
-        os.replace(plain, dest)
-        plain = None
-    finally:
-        _unlink_quietly(fetched)
-        _unlink_quietly(plain)
 
     provenance = {
         "source": src,
@@ -553,21 +547,8 @@ def read_pickups(
 # --------------------------------------------------------------------------------------
 
 
-def write_parquet_atomic(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write ``df`` to Parquet at ``path`` atomically (temporary name, then :func:`os.replace`).
-
-    The index is not stored.  Parent directories are created.  On failure no
-    temporary file is left and an existing ``path`` is unchanged.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _tempname(path, ".parquet.part")
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-        tmp = None
-    finally:
-        _unlink_quietly(tmp)
+#: Parquet without the index, written atomically (kept under this name for ``scripts/uber_parse.py``).
+write_parquet_atomic = write_parquet
 
 
 def read_pickups_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:

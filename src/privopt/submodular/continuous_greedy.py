@@ -66,7 +66,6 @@ __all__ = [
     "private_continuous_greedy",
     "private_measured_continuous_greedy",
     "facility_multilinear",
-    "multilinear_extension",
 ]
 
 _SCORES = ("G", "exact_F")
@@ -236,12 +235,6 @@ class _Enumerator:
     def __call__(self, x: np.ndarray) -> float:
         probs = np.where(self.masks, x, 1.0 - x).prod(axis=1)
         return float(probs @ self.fvals)
-
-
-def multilinear_extension(objective, x) -> float:
-    """Exact F(x) = E[f(R(x))] of any objective with ``.values`` by enumeration (n <= 20)."""
-    x = np.asarray(x, dtype=np.float64)
-    return _Enumerator(objective, x.size)(x)
 
 
 # --------------------------------------------------------------------------------------
