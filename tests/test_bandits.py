@@ -24,6 +24,7 @@ from privopt.bandits import (
     wishart_params,
 )
 from privopt.bandits.instances import (
+    draw_reward,
     embed,
     householder,
     sample_decision_set,
@@ -189,8 +190,6 @@ def test_numpy_and_numba_decision_sets_identical():
 
 @pytest.mark.parametrize("mu", [-0.7, 0.0, 0.7])
 def test_pm1_reward_mean(mu):
-    from privopt.bandits.instances import draw_reward
-
     g = FastGenerator(int(10 * mu) + 50)
     y = np.array([draw_reward(g, mu) for _ in range(20_000)])
     assert set(np.unique(y)) <= {-1.0, 1.0}
@@ -259,7 +258,9 @@ def test_nonprivate_learns_easy_instance():
     assert min(opt) > 0.98
 
 
-def test_private_worse_than_nonprivate_and_gap_helps():
+def test_private_worse_than_nonprivate():
+    """At the paper's constants the private variants are heavily regularised early on: after 3000 rounds
+    NonPrivate's mean regret is below a fifth of the best private variant's (and no Cholesky fails)."""
     inst = BanditInstance(d=5, gap=0.1)
     batch = run_episodes([variant_params(v, N_PAPER, 5) for v in VARIANTS], inst, 3000, seeds=[1, 2],
                          record=1000)

@@ -170,5 +170,15 @@ def test_symmetric_gaussian_tree_entry_variances():
     assert np.all(np.abs(var - expect) < 5 * expect * np.sqrt(2.0 / (reps - 1)))
 
 
-def test_exact_refresh_level_constant():
-    assert EXACT_REFRESH_LEVEL == 10
+@pytest.mark.parametrize("m", [27, EXACT_REFRESH_LEVEL + 1, EXACT_REFRESH_LEVEL])
+def test_exact_refresh_period(m):
+    """A refresh reaches EXACT_REFRESH_LEVEL (the kernel then recomputes its noise sum exactly) at
+    exactly the leaves s that are multiples of 2^EXACT_REFRESH_LEVEL — never in a tree too shallow to
+    have that level — so the running sum is rebuilt once per 2^EXACT_REFRESH_LEVEL items."""
+    period = 2**EXACT_REFRESH_LEVEL
+    s = np.arange(1, 5 * period + 3)
+    reached = np.array([path_refresh_top(int(v), m) >= EXACT_REFRESH_LEVEL for v in s])
+    if m - 1 >= EXACT_REFRESH_LEVEL:
+        np.testing.assert_array_equal(reached, s % period == 0)
+    else:
+        assert not reached.any()
