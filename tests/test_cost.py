@@ -1,13 +1,12 @@
 """Run-job cost models (privopt.experiments.cost and the per-paper cost modules) and the SLURM
-resources the run rules take from them (workflow/rules/common.smk), for every run job of the
-smoke, quick and paper configurations."""
+resources and job groups the run rules take from them (workflow/rules/common.smk), for every run job
+of the smoke, quick and paper configurations."""
 
 from __future__ import annotations
 
 import math
 import re
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -15,8 +14,10 @@ from snakemake.utils import update_config, validate
 
 from privopt.experiments import cost as run_cost
 from privopt.experiments.chaturvedi2021 import cost as ch_cost
+from privopt.experiments.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
+from workflow_runs import copy_workflow, data_config, needs_subset, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,6 +36,9 @@ def load_config(*names: str) -> dict:
     for name in ("config.yaml", *names):
         update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
     validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    for key in papers():
+        config.setdefault(key, {})
+        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
     return config
 
 
@@ -135,7 +139,7 @@ def test_data_memory_grows_with_recorded_points():
                                                    ("fig2", "fig2", {**READING_G, "rounds": 7})])
 def test_chaturvedi_cost_is_anchored_on_the_readme_measurements(kind, figure, reading):
     anchor = ch_cost.ANCHOR_SETTINGS[kind]
-    ms = [ch_cost.ms_per_run(figure, p, {"m": anchor.get("m")}, reading) for p in anchor["points"]]
+    ms = [ch_cost.ms_per_run(figure, p, {"m": anchor.get("m"), **reading}) for p in anchor["points"]]
     assert sum(ms) / len(ms) == pytest.approx(ch_cost.ANCHOR_MS[kind])
 
 
@@ -145,7 +149,7 @@ def test_chaturvedi_cost_grows_with_rounds_samples_data_and_seeds(figure, point,
     fig = {"m": 100}
 
     def ms(point=point, fig=fig, **change):
-        return ch_cost.ms_per_run(figure, point, fig, {**reading, **change})
+        return ch_cost.ms_per_run(figure, point, {**fig, **reading, **change})
 
     assert ms(rounds=3) <= ms(rounds=6) <= ms(rounds=12) and ms(rounds=3) < ms(rounds=12)
     if reading["pcg_scores"] == "G":
@@ -157,75 +161,72 @@ def test_chaturvedi_cost_grows_with_rounds_samples_data_and_seeds(figure, point,
         assert ms(fig={"m": 50}) < ms(fig={"m": 100}) < ms(fig={"m": 400})
     else:
         assert ms(point=1000) < ms(point=10000)
-    one = ch_cost.job_seconds(figure, point, fig, reading, 1)
-    assert ch_cost.job_seconds(figure, point, fig, reading, 100) == pytest.approx(100 * one)
+    one = ch_cost.job_seconds(figure, point, {**fig, **reading}, 1)
+    assert ch_cost.job_seconds(figure, point, {**fig, **reading}, 100) == pytest.approx(100 * one)
 
 
-# ----------------------------------------------------------------------------- the workflow's callables
-
-RUN_FILES = {
-    "exp1": re.compile(r"results/shariff2018/runs/exp1/reward~(?P<reward>\w+)/d~(?P<d>\d+)/seeds~(?P<block>\d+-\d+)\.parquet"),
-    "exp2": re.compile(r"results/shariff2018/runs/exp2/gap~(?P<gap>[0-9.e-]+)/seeds~(?P<block>\d+-\d+)\.parquet"),
-    "exp3": re.compile(r"results/shariff2018/runs/exp3/mechanism~(?P<mechanism>\w+)/gap~(?P<gap>[0-9.e-]+)/"
-                       r"seeds~(?P<block>\d+-\d+)\.parquet"),
-    "chaturvedi2021": re.compile(r"results/chaturvedi2021/runs/(?P<figure>fig[12])/(?P<reading>\w+)/(?P<param>[rm])~"
-                                 r"(?P<point>\d+)/seeds~(?P<block>\d+-\d+)\.parquet"),
-}
+# ----------------------------------------------------------------------------- every run job of every paper
 
 
-def common_smk(config: dict, monkeypatch, tmp_path) -> dict:
-    """The helpers of workflow/rules/common.smk (plain Python, no rules) evaluated for a config."""
-    monkeypatch.chdir(tmp_path)  # no results/ here: the m-vs-pool check has nothing to read
-    monkeypatch.setenv("PYTHONPATH", "")  # common.smk extends it for the jobs; restored afterwards
-    workflow = SimpleNamespace(basedir=str(REPO), modifier=SimpleNamespace(skip_validation=True))
-    namespace = {"config": config, "workflow": workflow}
-    path = REPO / "workflow/rules/common.smk"
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    return namespace
+def job_resources(config: dict):
+    """(paper, experiment, job, predicted s, runtime min, mem MB) of every run job, as the workflow
+    computes them (workflow/rules/common.smk: the experiment's cost model, or the generic allowance)."""
+    for key, paper in papers().items():
+        section = config[key]
+        for exp in paper.experiments:
+            for job in paper.run_jobs(section, exp.name):
+                settings = exp.settings(section, job.point)
+                predicted = exp.cost(settings, job.point, len(job.seeds)) if exp.cost else run_cost.FALLBACK_SECONDS
+                data = exp.data_mb(settings, job.point, len(job.seeds)) if exp.data_mb else 0.0
+                yield key, exp, job, predicted, run_cost.runtime_minutes(predicted), run_cost.mem_mb(data)
 
 
 @pytest.mark.parametrize("configs", [("smoke.yaml",), (), ("paper.yaml",)], ids=["smoke", "quick", "paper"])
-def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs, monkeypatch, tmp_path):
+def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs):
     config = load_config(*configs)
-    smk = common_smk(config, monkeypatch, tmp_path)
-    files = {exp: smk["sh_run_files"](exp) for exp in ("exp1", "exp2", "exp3")}
-    files["chaturvedi2021"] = smk["ch_run_files"]("fig1") + smk["ch_run_files"]("fig2")
-    # the library enumerates the same jobs as the workflow (paper_cost.py counts with it)
-    sh_jobs = list(sh_cost.jobs(config["shariff2018"]))
-    for exp in ("exp1", "exp2", "exp3"):
-        assert len(files[exp]) == sum(j.experiment == exp for j in sh_jobs) > 0
-    assert len(files["chaturvedi2021"]) == len(list(ch_cost.jobs(config["chaturvedi2021"]))) > 0
-    for kind, paths in files.items():
-        runtime = smk["ch_runtime"] if kind == "chaturvedi2021" else smk["sh_runtime"](kind)
-        mem = smk["ch_mem_mb"] if kind == "chaturvedi2021" else smk["sh_mem_mb"](kind)
-        for path in paths:
-            wc = SimpleNamespace(**RUN_FILES[kind].fullmatch(path).groupdict())
-            if kind == "chaturvedi2021":
-                predicted = ch_cost.job_seconds(*smk["ch_job_cost"](wc))
-            else:
-                predicted = sh_cost.job_seconds(*smk["sh_job_cost"](kind, wc))
-            minutes, mb = runtime(wc), mem(wc)
-            assert isinstance(minutes, int) and isinstance(mb, int), path
-            assert minutes >= 1 and minutes >= predicted / 60 and mb >= run_cost.MEM_BASE_MB, path
+    seen = set()
+    for key, exp, job, predicted, minutes, mb in job_resources(config):
+        seen.add((key, exp.name))
+        assert isinstance(minutes, int) and isinstance(mb, int), job
+        assert minutes >= 1 and minutes >= predicted / 60 and mb >= run_cost.MEM_BASE_MB, job
+        assert run_cost.cluster_group(predicted) in (None, "runs_short", "runs_medium")
+    assert seen == {(k, e.name) for k, p in papers().items() for e in p.experiments}
 
 
-def test_paper_scale_exp1_runtimes_follow_d(monkeypatch, tmp_path):
-    smk = common_smk(load_config("paper.yaml"), monkeypatch, tmp_path)
-    runtime = smk["sh_runtime"]("exp1")
-    minutes = [runtime(SimpleNamespace(reward="pm1", d=str(d), block="0-4")) for d in (4, 16, 32, 64)]
+def test_paper_scale_exp1_runtimes_follow_d():
+    config = load_config("paper.yaml")
+    by_d = {}
+    for key, exp, job, _, minutes, _ in job_resources(config):
+        if exp.name == "exp1" and job.point["reward"] == "pm1" and job.block == "0-4":
+            by_d[job.point["d"]] = minutes
+    minutes = [by_d[d] for d in (4, 16, 32, 64)]
     assert minutes == sorted(minutes) and minutes[0] < 10 < 60 < minutes[-1]
 
 
-@pytest.mark.parametrize("rule, callables", [
-    ("chaturvedi2021_runs", ("ch_mem_mb", "ch_runtime")),
-    ("shariff2018_runs_exp1", ('sh_mem_mb("exp1")', 'sh_runtime("exp1")')),
-    ("shariff2018_runs_exp2", ('sh_mem_mb("exp2")', 'sh_runtime("exp2")')),
-    ("shariff2018_runs_exp3", ('sh_mem_mb("exp3")', 'sh_runtime("exp3")')),
-])
-def test_run_rules_take_their_resources_from_the_cost_model(rule, callables):
-    paper = rule.split("_")[0]
-    text = (REPO / f"workflow/rules/{paper}.smk").read_text()
-    body = re.search(rf"^rule {rule}:\n(.*?)(?=^rule |\Z)", text, re.S | re.M).group(1)
-    resources = re.search(r"resources:\n((?:        .*\n)+)", body).group(1)
-    assert f"mem_mb={callables[0]}," in resources
-    assert f"runtime={callables[1]}," in resources
+def test_cluster_groups_follow_the_predicted_length():
+    assert run_cost.cluster_group(0.0) == run_cost.cluster_group(29.9) == "runs_short"
+    assert run_cost.cluster_group(30.0) == run_cost.cluster_group(299.0) == "runs_medium"
+    assert run_cost.cluster_group(300.0) is None and run_cost.cluster_group(1e5) is None
+    assert run_cost.cluster_group(run_cost.FALLBACK_SECONDS) is None  # no model: a SLURM job of its own
+
+
+@needs_subset
+def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
+    """The workflow's run jobs carry the resources of the library's cost model (a dry run prints them)."""
+    work = copy_workflow(tmp_path / "wf", toy=True)
+    proc = snakemake(work, "-n", "--configfile", "config/smoke.yaml", *data_config())
+    # (jobs print indented inside "Group job runs_short" blocks: the groups of profiles/slurm)
+    blocks = re.findall(r"^ *rule (\w+_runs_\w+):\n(?: +.*\n)*? +output: (\S+?)(?:,|\n)(?: +.*\n)*?"
+                        r" +resources: (.*)\n", proc.stdout + proc.stderr, re.M)
+    config = load_config("smoke.yaml")
+    expected = {}
+    for key, exp, job, _, minutes, mb in job_resources(config):
+        expected[papers()[key].run_file(exp.name, job.point, job.block)] = (minutes, mb)
+    got = {}
+    for rule, output, resources in blocks:
+        res = dict(item.split("=", 1) for item in resources.split(", "))
+        got[output] = (int(res["runtime"]), int(res["mem_mb"]))
+    toy = {k: v for k, v in got.items() if k.startswith("results/toy/")}
+    assert len(toy) == 6  # the toy paper's jobs, declared with a cost model of their own
+    assert {k: v for k, v in got.items() if k in expected} == expected
+    assert set(got) - set(expected) == set(toy)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -18,8 +20,9 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
 
 
-def copy_workflow(dest: Path) -> Path:
-    """A copy of the workflow sources (no results) in which Snakemake can run undisturbed."""
+def copy_workflow(dest: Path, *, toy: bool = False) -> Path:
+    """A copy of the workflow sources (no results) in which Snakemake can run undisturbed; with
+    ``toy``, the toy paper of ``tests/toy_paper`` added to it (:func:`add_toy_paper`)."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
         src = REPO / name
@@ -27,7 +30,41 @@ def copy_workflow(dest: Path) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         else:
             shutil.copy2(src, dest / name)
+    if toy:
+        add_toy_paper(dest)
     return dest
+
+
+def toy_files() -> list[Path]:
+    """The toy paper's files, relative to the workflow root they are added to."""
+    return sorted(p.relative_to(TOY) for p in TOY.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def add_toy_paper(work: Path) -> list[Path]:
+    """Add the toy paper to a workflow copy: its files only, none of which may exist there already."""
+    added = toy_files()
+    clash = [str(rel) for rel in added if (work / rel).exists()]
+    assert not clash, f"adding the toy paper would overwrite {clash}"
+    for rel in added:
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(TOY / rel, work / rel)
+    return added
+
+
+def registry_files(work: Path) -> dict[str, list[str]]:
+    """Per registered paper of the workflow copy ``work`` (toy included when added): its figure files,
+    tables and claims file, as that copy's registry declares them."""
+    code = (
+        "import json\n"
+        "from privopt.experiments.registry import papers\n"
+        "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id).values()),"
+        " *(p.executed_notebook(fig.id) for fig in p.figures),"
+        " *(p.table_file(t.stem) for e in p.experiments for t in e.table_files), p.claims_file]"
+        " for k, p in papers().items()}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(work / "src")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def snakemake_env() -> dict[str, str]:

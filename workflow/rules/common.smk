@@ -1,5 +1,5 @@
-# Helpers shared by all rule modules: config validation, the paper registry, parameter points and seed
-# blocks, code digests, job resources.  No rules here, and nothing that names one paper: every paper
+# Helpers shared by the rule files (config validation, the paper registry, parameter points and seed
+# blocks, code digests, job resources).  No rules here, and nothing that names one paper: every paper
 # is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
 
 import os
@@ -11,10 +11,10 @@ from snakemake.utils import validate
 
 # Jobs import the privopt library of this checkout, whichever environment runs them (a venv with
 # privopt installed, a --use-conda env, a cluster node); so does this parse.
+# (First on the path, also when an installed privopt or a PYTHONPATH entry points at another checkout.)
 _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
-if _src not in sys.path:
-    sys.path.insert(0, _src)
+sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.experiments import cost as run_cost
 from privopt.experiments.codedigest import code_digest
@@ -88,8 +88,7 @@ def points_by_path(paper, exp):
 
 def run_point(paper, exp, wc):
     """The parameter point of a run job, from its wildcards."""
-    keys = exp.point_keys(config[paper.key])
-    where = "/".join(f"{k}~{wc[k]}" for k in keys)
+    where = point_path({k: wc[k] for k in exp.point_keys(config[paper.key])})
     try:
         return points_by_path(paper, exp)[where]
     except KeyError:
@@ -118,6 +117,31 @@ def uber_provenance_if_used():
     """The Uber provenance record, when a registered paper uses the pickups."""
     used = any(p.uses_uber for p in PAPERS.values())
     return ["resources/uber/uber-raw-data-apr14.provenance.json"] if used else []
+
+
+# ----------------------------------------------------------------------------- params of the generic rules
+# (factories, so that each rule of the loops in papers.smk binds its own paper and experiment)
+
+
+def point_param(paper, exp):
+    return lambda wc: run_point(paper, exp, wc)
+
+
+def settings_param(paper, exp):
+    return lambda wc: exp.settings(config[paper.key], run_point(paper, exp, wc))
+
+
+def digest_param(*refs):
+    return lambda wc: digest(*refs)
+
+
+def instance_inputs(paper, exp):
+    """Every file of each instance the experiment uses, named by the instance."""
+    return {name: [paper.instance_file(name, f) for f in paper.instance(name).outputs] for name in exp.instances}
+
+
+def run_file_inputs(paper, exp):
+    return {name: run_files(paper, exp, name) for name in exp.outputs}
 
 
 # ----------------------------------------------------------------------------- run-job resources

@@ -8,27 +8,6 @@
 # Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper.
 
 
-def _point_param(paper, exp):
-    return lambda wc: run_point(paper, exp, wc)
-
-
-def _settings_param(paper, exp):
-    return lambda wc: exp.settings(config[paper.key], run_point(paper, exp, wc))
-
-
-def _digest_param(*refs):
-    return lambda wc: digest(*refs)
-
-
-def _run_inputs(paper, exp):
-    """Every file of each instance the experiment uses, named by the instance."""
-    return {name: [paper.instance_file(name, f) for f in paper.instance(name).outputs] for name in exp.instances}
-
-
-def _run_files_input(paper, exp):
-    return {name: run_files(paper, exp, name) for name in exp.outputs}
-
-
 for _paper in PAPERS.values():
     _section = config[_paper.key]
 
@@ -46,7 +25,7 @@ for _paper in PAPERS.values():
                 paper=_paper.key,
                 instance=_inst.name,
                 settings=_inst.settings(_section),
-                code=_digest_param(_inst.build),
+                code=digest_param(_inst.build),
             conda:
                 "../envs/privopt.yaml"
             log:
@@ -61,7 +40,7 @@ for _paper in PAPERS.values():
             name:
                 f"{_paper.key}_runs_{_exp.name}"
             input:
-                **_run_inputs(_paper, _exp),
+                **instance_inputs(_paper, _exp),
             output:
                 **{o: _paper.run_pattern(_exp.name, _keys, o) for o in _exp.outputs},
             wildcard_constraints:
@@ -70,10 +49,10 @@ for _paper in PAPERS.values():
             params:
                 paper=_paper.key,
                 experiment=_exp.name,
-                point=_point_param(_paper, _exp),
-                settings=_settings_param(_paper, _exp),
+                point=point_param(_paper, _exp),
+                settings=settings_param(_paper, _exp),
                 seeds=lambda wc: seeds_of(wc.block),
-                code=_digest_param(_exp.run),
+                code=digest_param(_exp.run),
             conda:
                 "../envs/privopt.yaml"
             log:
@@ -92,7 +71,7 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_tables_{_exp.name}"
             localrule: True
             input:
-                **_run_files_input(_paper, _exp),
+                **run_file_inputs(_paper, _exp),
             output:
                 tables=[_paper.table_file(t.stem) for t in _exp.table_files],
                 provenance=f"results/{_paper.key}/tables/{_exp.name}.provenance.json",
@@ -100,8 +79,8 @@ for _paper in PAPERS.values():
                 paper=_paper.key,
                 experiment=_exp.name,
                 settings=_exp.table_settings(_section),
-                code=_digest_param(_exp.tables),
-                run_code=_digest_param(_exp.run),
+                code=digest_param(_exp.tables),
+                run_code=digest_param(_exp.run),
             conda:
                 "../envs/privopt.yaml"
             log:
@@ -160,7 +139,7 @@ for _paper in PAPERS.values():
             paper=_paper.key,
             settings=_paper.claims.settings(_section),
             scale=config["scale"],
-            code=_digest_param(_paper.claims.evaluate),
+            code=digest_param(_paper.claims.evaluate),
         conda:
             "../envs/privopt.yaml"
         log:
