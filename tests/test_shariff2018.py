@@ -1,5 +1,6 @@
-"""Shariff & Sheffet (2018) experiment module: run functions (deterministic, tidy) and claims
-on synthetic tables that can pass and fail."""
+"""Shariff & Sheffet (2018) experiment module: run functions (deterministic, tidy), the tables entry
+points, and claims on synthetic tables that can pass and fail (at the paper's settings or below them:
+the threshold tier comes from the data and settings that ran, never from a flag)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,32 @@ from privopt.experiments.shariff2018 import tables as aggregation
 
 N_FULL = 50_000_000
 
+#: the settings the claims read (paper defaults; exp2.n_rounds / plot_until set per test)
+SETTINGS = {
+    "fig1": {"K": 1000, "gap": 0.1},
+    "exp1": {"n": 100_000},
+    "exp2": {"n": N_FULL, "n_rounds": None, "plot_until": 20_000_000, "wishart_gamma_rule": "prop9",
+             "audit_rounds": 100},
+    "exp3": {"n": N_FULL, "d": 5, "eps": 1.0, "delta": 0.1, "k_rule": "paper"},
+}
+QUICK_TIER, PAPER_TIER = "quick-scale (Q) threshold", "paper-scale threshold"
+
+
+def settings(**exp2) -> dict:
+    return {**SETTINGS, "exp2": {**SETTINGS["exp2"], **exp2}}
+
 
 def by_id(found):
     return {c.claim: c for c in found}
+
+
+def evaluate(tables, s=SETTINGS):
+    return by_id(claims.evaluate(tables, s))
+
+
+def one(cid, tables, s=SETTINGS):
+    (row,) = claims.CLAIMS.evaluate_one(cid, tables, s)
+    return row
 
 
 # ----------------------------------------------------------------------------- run functions
@@ -26,7 +50,9 @@ def test_decision_set_is_deterministic_and_passes_f1a():
     pd.testing.assert_frame_equal(a, runs.decision_set(seed=3))
     assert not a.equals(runs.decision_set(seed=4))
     assert (a["kind"] == "optimal").sum() == 1 and (a["kind"] == "theta").sum() == 1
-    assert by_id(claims.figure1_claims(a, K=1000, gap=0.1))["F1.a"].verdict == REPRODUCED
+    fig1 = aggregation.fig1_tables({"runs": a}, SETTINGS["fig1"])
+    assert list(fig1) == ["fig1"]
+    assert one("F1.a", fig1).verdict == REPRODUCED
 
 
 def test_decision_set_outside_the_zone_fails_f1a():
@@ -34,7 +60,8 @@ def test_decision_set_outside_the_zone_fails_f1a():
     theta = a[a["kind"] == "theta"][["x0", "x1", "x2"]].to_numpy()[0]
     i = a.index[a["kind"] == "action"][0]
     a.loc[i, ["x0", "x1", "x2"]] = theta  # ⟨x,θ*⟩ = 1, outside [−0.75, 0.65]
-    assert by_id(claims.figure1_claims(a, K=1000, gap=0.1))["F1.a"].verdict == NOT_REPRODUCED
+    assert one("F1.a", {"fig1": a}).verdict == NOT_REPRODUCED
+    assert one("F1.a", {"fig1": a}, {**SETTINGS, "fig1": {"K": 999, "gap": 0.1}}).verdict == NOT_REPRODUCED
 
 
 def test_exp1_block_is_tidy_deterministic_and_independent_of_blocking():
@@ -64,24 +91,33 @@ def test_exp3_block_covers_the_grid():
     assert out["rho_min"].nunique() == 9
     ups = runs.default_rho("gaussian", N_FULL, 5, 1.0, 0.1)["shifted Gaussian"]
     assert np.isclose(out["rho_min"].unique(), ups, rtol=1e-9).any()
-    tables = aggregation.tables_for("exp3", out, settings=dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper"),
-                               mechanisms=["gaussian"])
+    tables = aggregation.exp3_tables({"runs": out}, dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper",
+                                                         mechanisms=["gaussian"]))
+    assert set(tables) == {"fig5", "fig5_runs", "fig5_defaults"}
     assert list(tables["fig5"].columns) == ["mechanism", "gap", "rho_min", "mean", "std", "sem", "n"]
-    assert len(tables["defaults"]) == 1
+    assert len(tables["fig5_defaults"]) == 1
+    assert len(tables["fig5_runs"]) == 9 and (tables["fig5_runs"]["t"] == 200).all()  # the final point of each run
 
 
 # ----------------------------------------------------------------------------- claims on synthetic tables
 
 
-def synthetic_exp1(power: float, pm1_factor: float = 0.8, runs_per_d: int = 6) -> pd.DataFrame:
+def synthetic_exp1(power: float, pm1_factor: float = 0.8, runs_per_d: int = 6, dims=(4, 6, 8, 11, 16, 23),
+                   t: int = 1000) -> pd.DataFrame:
+    """Final regret of every run; the defaults are below the paper's settings (quick tier)."""
     rng = np.random.default_rng(0)
     rows = []
     for reward, f in (("gaussian", 1.0), ("pm1", pm1_factor)):
-        for d in (4, 6, 8, 11, 16, 23):
+        for d in dims:
             for s in range(runs_per_d):
-                rows.append({"reward": reward, "d": d, "seed": s, "t": 1000, "pd_failures": 0,
+                rows.append({"reward": reward, "d": d, "seed": s, "t": t, "pd_failures": 0,
                              "regret": f * 3 * d**power * np.exp(rng.normal(0, 0.05))})
     return pd.DataFrame(rows)
+
+
+def paper_exp1(power: float) -> pd.DataFrame:
+    """At the paper's Exp. 1 settings: 100 runs per (model, d), all 17 dims up to 64, t = n = 10^5."""
+    return synthetic_exp1(power, runs_per_d=100, dims=claims.PAPER_EXP1["dims"], t=100_000)
 
 
 def synthetic_fig2(flat: bool) -> pd.DataFrame:
@@ -96,13 +132,18 @@ def synthetic_fig2(flat: bool) -> pd.DataFrame:
 
 @pytest.mark.parametrize("power, expected", [(2.0, REPRODUCED), (1.0, NOT_REPRODUCED)])
 def test_figure3_slope(power, expected):
-    found = by_id(claims.figure3_claims(synthetic_exp1(power), quick=True))
-    assert found["F3.a"].verdict == expected
+    found = one("F3.a", {"exp1_runs": synthetic_exp1(power)})
+    assert found.verdict == expected
+    assert QUICK_TIER in found.details and "[1.6, 2.4]" in found.threshold
 
 
 def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims():
     exp1 = synthetic_exp1(2.0)
-    fit = aggregation.tables_for("exp1", exp1)["fit"].set_index("reward")
+    tables = aggregation.exp1_tables({"runs": exp1.sample(frac=1, random_state=0)}, {})
+    assert set(tables) == {"fig2", "fig3", "fig3_fit", "exp1_runs"}
+    pd.testing.assert_frame_equal(tables["exp1_runs"], exp1[tables["exp1_runs"].columns].reset_index(drop=True),
+                                  check_dtype=False)
+    fit = tables["fig3_fit"].set_index("reward")
     assert list(fit.reset_index().columns) == aggregation.FIT_COLUMNS and list(fit.index) == ["gaussian", "pm1"]
     for reward, row in fit.iterrows():
         assert row["b_ci_low"] < row["b"] < row["b_ci_high"] and abs(row["b"] - 2.0) < 0.05
@@ -110,27 +151,34 @@ def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims
         g = exp1[exp1["reward"] == reward]
         assert row["b"] == pytest.approx(claims.ols_slope(g["d"], g["regret"]), rel=1e-12)
         assert (row["b_ci_low"], row["b_ci_high"]) == pytest.approx(claims.bootstrap_slope_ci(g))
-    found = by_id(claims.figure3_claims(exp1, quick=True))["F3.b"].measured
+    found = one("F3.b", {"exp1_runs": exp1}).measured
     assert f"[{fit.loc['pm1', 'b_ci_low']:.2f}, {fit.loc['pm1', 'b_ci_high']:.2f}]" in found
     one_d = aggregation.fit_table(exp1[exp1["d"] == 4])
     assert one_d[["a", "b", "b_ci_low", "b_ci_high"]].isna().all().all()
 
 
 def test_figure2_claims_pass_and_fail():
-    good = by_id(claims.figure2_claims(synthetic_fig2(flat=True), synthetic_exp1(2.0), quick=True))
+    good = evaluate({"fig2": synthetic_fig2(flat=True), "exp1_runs": synthetic_exp1(2.0)})
     assert good["F2.a"].verdict == good["F2.b"].verdict == good["F2.c"].verdict == REPRODUCED
-    bad = by_id(claims.figure2_claims(synthetic_fig2(flat=False), synthetic_exp1(2.0, pm1_factor=1.2), quick=True))
+    assert QUICK_TIER in good["F2.a"].details and "≥ 0.9 " in good["F2.a"].threshold
+    bad = evaluate({"fig2": synthetic_fig2(flat=False), "exp1_runs": synthetic_exp1(2.0, pm1_factor=1.2)})
     assert bad["F2.b"].verdict == bad["F2.c"].verdict == NOT_REPRODUCED
 
 
-def synthetic_fig4(means: dict, t_end: int = 1000, sd: float = 0.02) -> pd.DataFrame:
+def synthetic_fig4(means: dict, t_end: int = 1000, sd: float = 0.02, seeds: int = 8, ts=None,
+                   flat_after: int | None = None) -> pd.DataFrame:
+    """Per-run curves rising linearly to means·(1 + noise) at ``flat_after`` (default t_end), flat after it;
+    recorded at ``ts`` (default 0, t_end/2, t_end).  The defaults are below the paper's settings."""
     rng = np.random.default_rng(1)
+    ts = (0, t_end // 2, t_end) if ts is None else ts
+    flat_after = t_end if flat_after is None else flat_after
     rows = []
     for (gap, variant), m in means.items():
-        for s in range(8):
+        for s in range(seeds):
             r = m * (1 + rng.normal(0, sd))
-            for t in (0, t_end // 2, t_end):
-                rows.append({"gap": gap, "variant": variant, "seed": s, "t": t, "regret": r * t / t_end, "pd_failures": 0})
+            for t in ts:
+                rows.append({"gap": gap, "variant": variant, "seed": s, "t": t, "regret": r * min(t, flat_after) / flat_after,
+                             "pd_failures": 0})
     return pd.DataFrame(rows)
 
 
@@ -139,54 +187,115 @@ PAPER_LIKE = {(0.0, "nonprivate"): 50, (0.0, "gaussian"): 14e3, (0.0, "wishart")
 
 
 def test_figure4_claims_pass_on_paper_like_numbers():
-    found = by_id(claims.figure4_claims(synthetic_fig4(PAPER_LIKE), t_star=1000, n=N_FULL, quick=True))
+    found = evaluate({"fig4_runs": synthetic_fig4(PAPER_LIKE)}, settings(n_rounds=1000))
     for cid in ("F4.a", "F4.b", "F4.c", "F4.d", "F4.f"):
         assert found[cid].verdict == REPRODUCED, (cid, found[cid].measured)
+    assert found["F4.c"].measured.startswith("t* = 1,000;") and QUICK_TIER in found["F4.c"].details
     assert found["F4.e"].verdict == NOT_EVALUATED  # prefix runs: paper scale only
+    assert "paper scale only" in found["F4.e"].measured
 
 
 def test_figure4_claims_fail_when_reversed():
     reversed_ = {**PAPER_LIKE, (0.0, "gaussian"): 90e3, (0.1, "gaussian"): 90e3, (0.0, "wishart_unshifted"): 60e3}
     fig4 = synthetic_fig4(reversed_)
     fig4.loc[(fig4["variant"] == "wishart") & (fig4["seed"] == 0), "pd_failures"] = 3
-    found = by_id(claims.figure4_claims(fig4, t_star=1000, n=N_FULL, quick=True))
+    found = evaluate({"fig4_runs": fig4}, settings(n_rounds=1000))
     for cid in ("F4.a", "F4.c", "F4.d", "F4.f"):
         assert found[cid].verdict == NOT_REPRODUCED, cid
 
 
-def synthetic_fig5(over_cost: dict) -> pd.DataFrame:
-    """Regret = base + over_cost[gap]·(log ρ / log ρ_def) above the default, per mechanism."""
+#: the defaults ρ_def of the paper's Exp. 3 settings (Υ, ρ'_min): grid points of runs.exp3_grid
+DEFAULTS = {m: next(iter(runs.default_rho(m, N_FULL, 5, 1.0, 0.1).values())) for m in ("gaussian", "wishart")}
+
+
+def synthetic_fig5(over_cost: dict, seeds: int = 4, t: int = 100) -> pd.DataFrame:
+    """Regret = base + over_cost[gap]·(log ρ / log ρ_def) above the default, per mechanism (by default 4 runs,
+    t = 100: below the paper's settings)."""
     rng = np.random.default_rng(2)
-    grid = [3.8e4, 9.155e4, 1.69e5, 2.2e5, 5.3e5, 1.28e6, 3.08e6, 7.43e6, 1.79e7]
+    grid = runs.exp3_grid(N_FULL, 5, 1.0, 0.1)
+    assert set(DEFAULTS.values()) <= set(grid)
     rows = []
-    for mech, rdef in (("gaussian", 9.155e4), ("wishart", 1.69e5)):
+    for mech, rdef in DEFAULTS.items():
         for gap, cost in over_cost.items():
             for rho in grid:
                 base = 10e3 + cost * max(0.0, np.log(rho / rdef)) / np.log(grid[-1] / rdef)
-                for s in range(4):
-                    rows.append({"mechanism": mech, "gap": gap, "rho_min": rho, "seed": s, "t": 100,
+                for s in range(seeds):
+                    rows.append({"mechanism": mech, "gap": gap, "rho_min": rho, "seed": s, "t": t,
                                  "regret": base * (1 + rng.normal(0, 0.01)), "pd_failures": 0})
     return pd.DataFrame(rows)
 
 
-DEFAULTS = {"gaussian": 9.155e4, "wishart": 1.69e5}
-
-
 def test_figure5_claims_pass_and_fail():
-    good = by_id(claims.figure5_claims(synthetic_fig5({0.0: 60e3, 0.00625: 40e3, 0.1: 10e3}), defaults=DEFAULTS, quick=True))
+    good = evaluate({"fig5_runs": synthetic_fig5({0.0: 60e3, 0.00625: 40e3, 0.1: 10e3})})
     for cid in ("F5.a", "F5.b", "F5.c", "F5.d"):
         assert good[cid].verdict == REPRODUCED, (cid, good[cid].measured)
     assert good["F5.e"].verdict == NOT_EVALUATED
-    bad = by_id(claims.figure5_claims(synthetic_fig5({0.0: 2e3, 0.00625: 5e3, 0.1: 10e3}), defaults=DEFAULTS, quick=True))
+    assert QUICK_TIER in good["F5.b"].details and "≤ 0.6·Inc(0)" in good["F5.b"].threshold
+    assert "the two extreme gaps only" in good["F5.c"].threshold
+    bad = evaluate({"fig5_runs": synthetic_fig5({0.0: 2e3, 0.00625: 5e3, 0.1: 10e3})})
     for cid in ("F5.a", "F5.b", "F5.c", "F5.d"):
         assert bad[cid].verdict == NOT_REPRODUCED, cid
 
 
+def test_figure4_claims_at_the_papers_settings():
+    """30 runs recorded up to n = 5·10^7, flat after t* = 2·10^7: paper thresholds, and F4.e is evaluated."""
+    fig4 = synthetic_fig4(PAPER_LIKE, seeds=30, ts=(0, 10**7, 2 * 10**7, N_FULL), flat_after=2 * 10**7)
+    found = evaluate({"fig4_runs": fig4})
+    for cid in ("F4.a", "F4.b", "F4.c", "F4.d", "F4.e", "F4.f"):
+        assert found[cid].verdict == REPRODUCED, (cid, found[cid].measured)
+    assert found["F4.c"].measured.startswith("t* = 20,000,000;")
+    assert PAPER_TIER in found["F4.c"].details and "≥ 1.3·R̄_Wishart, one-sided Welch p < 0.01" in found["F4.c"].threshold
+    # WU/Wishart = 1.25 at Δ = 0: enough for the quick tier (1.2), not for the paper's (1.3)
+    wu125 = {**PAPER_LIKE, (0.0, "wishart_unshifted"): 100e3}
+    assert one("F4.c", {"fig4_runs": synthetic_fig4(wu125)}, settings(n_rounds=1000)).verdict == REPRODUCED
+    paper = one("F4.c", {"fig4_runs": synthetic_fig4(wu125, seeds=30, ts=(0, 10**7, 2 * 10**7, N_FULL),
+                                                     flat_after=2 * 10**7)})
+    assert paper.verdict == NOT_REPRODUCED and PAPER_TIER in paper.details
+
+
+def test_figure5_claims_at_the_papers_settings():
+    """30 runs, the five paper gaps, regret at n = 5·10^7: paper thresholds, Spearman branch of F5.c."""
+    cost = {0.0: 60e3, 0.0015625: 50e3, 0.00625: 40e3, 0.025: 25e3, 0.1: 10e3}
+    found = evaluate({"fig5_runs": synthetic_fig5(cost, seeds=30, t=N_FULL)})
+    for cid in ("F5.a", "F5.b", "F5.c", "F5.d"):
+        assert found[cid].verdict == REPRODUCED, (cid, found[cid].measured)
+    assert PAPER_TIER in found["F5.b"].details and "≤ 0.35·Inc(0)" in found["F5.b"].threshold
+    assert "Spearman(Δ, range) ≤ −0.7" in found["F5.c"].threshold and "Spearman -1" in found["F5.c"].measured
+    assert found["F5.d"].details == ""  # five gaps run
+    # Inc(0.1)/Inc(0) = 0.5: within the quick 0.6, above the paper's 0.35
+    half = {**cost, 0.1: 30e3}
+    assert one("F5.b", {"fig5_runs": synthetic_fig5(half, t=N_FULL)}).verdict == REPRODUCED
+    assert one("F5.b", {"fig5_runs": synthetic_fig5(half, seeds=30, t=N_FULL)}).verdict == NOT_REPRODUCED
+
+
 def test_quick_and_paper_thresholds_differ():
     # slope 1.65: inside the quick interval [1.6, 2.4], outside the paper interval [1.7, 2.3]
-    exp1 = synthetic_exp1(1.65)
-    assert by_id(claims.figure3_claims(exp1, quick=True))["F3.a"].verdict == REPRODUCED
-    assert by_id(claims.figure3_claims(exp1, quick=False))["F3.a"].verdict == NOT_REPRODUCED
+    quick = one("F3.a", {"exp1_runs": synthetic_exp1(1.65)})
+    assert quick.verdict == REPRODUCED and "[1.6, 2.4]" in quick.threshold and QUICK_TIER in quick.details
+    paper = one("F3.a", {"exp1_runs": paper_exp1(1.65)})
+    assert paper.verdict == NOT_REPRODUCED and "[1.7, 2.3]" in paper.threshold and PAPER_TIER in paper.details
+
+
+@pytest.mark.parametrize("shortfall, reason", [
+    (lambda f: f[f["seed"] < 99], "99 runs per (model, d) (paper 100)"),
+    (lambda f: f[f["d"] != 64], "d = [64] not run"),
+    (lambda f: f.assign(t=50_000), "runs stop at t = 50,000 (paper n = 100,000)"),
+])
+def test_exp1_tier_comes_from_the_runs(shortfall, reason):
+    full = paper_exp1(2.0)
+    assert claims.exp1_tier(full, SETTINGS["exp1"]) == (False, "paper-scale threshold: the paper's settings ran")
+    quick, why = claims.exp1_tier(shortfall(full), SETTINGS["exp1"])
+    assert quick and why == f"{QUICK_TIER}: {reason}"
+
+
+def test_exp2_and_exp3_tiers_come_from_the_runs():
+    fig4 = synthetic_fig4(PAPER_LIKE)  # 8 runs
+    assert claims.exp2_tier(fig4, 20_000_000) == (True, f"{QUICK_TIER}: 8 runs per (variant, Δ) (paper 30)")
+    assert claims.exp2_tier(fig4, 1000)[1].endswith("t* = 1,000 (paper 20,000,000)")
+    fig5 = synthetic_fig5({0.0: 60e3, 0.00625: 40e3, 0.1: 10e3})
+    quick, why = claims.exp3_tier(fig5)
+    assert quick and "4 runs per (mechanism, Δ, ρ_min) (paper 30)" in why and "regret at t = 100" in why
+    assert "gaps [0.0015625, 0.025] not run" in why
 
 
 # ----------------------------------------------------------------------------- audit (claims S.1, S.2)
@@ -226,14 +335,17 @@ def test_exp2_audit_leaves_the_regret_unchanged_and_gives_shares_in_unit_interva
     private = shares[shares["variant"] != "nonprivate"]
     assert private["s1"].between(0, 1).all() and shares["s1"].isna().sum() == 1
     assert shares["s2"].between(0, 1).all()
-    found = by_id(claims.sanity_claims(audit))
+    found = evaluate({"fig4_audit": audit})
     assert found["S.1"].verdict != NOT_EVALUATED and found["S.2"].verdict != NOT_EVALUATED
     assert "gaussian" in found["S.1"].measured and "nonprivate" not in found["S.1"].measured
     assert "nonprivate" in found["S.2"].measured
-    tables = aggregation.tables_for("exp2", records, audits=audit.sample(frac=1, random_state=0))
-    pd.testing.assert_frame_equal(tables["audit"], audit.sort_values(["gap", "variant", "seed", "t"]).reset_index(drop=True))
+    tables = aggregation.exp2_tables({"runs": records, "audit": audit.sample(frac=1, random_state=0)}, {})
+    assert set(tables) == {"fig4", "fig4_runs", "fig4_audit"}
+    pd.testing.assert_frame_equal(tables["fig4_audit"], audit.sort_values(["gap", "variant", "seed", "t"]).reset_index(drop=True))
     _, none = runs.exp2_block_with_audit(0.1, [0], audit_rounds=0, **kw)
     assert tuple(none.columns) == runs.AUDIT_TABLE_COLUMNS and len(none) == 0
+    off = aggregation.exp2_tables({"runs": records, "audit": none}, {})["fig4_audit"]
+    assert tuple(off.columns) == runs.AUDIT_TABLE_COLUMNS and len(off) == 0
 
 
 def synthetic_audit(n: int = 100) -> pd.DataFrame:
@@ -257,7 +369,7 @@ def _rows(audit, variant, gap, k):
 
 
 def test_sanity_claims_pass_inside_the_bounds():
-    found = by_id(claims.sanity_claims(synthetic_audit()))
+    found = evaluate({"fig4_audit": synthetic_audit()})
     assert found["S.1"].verdict == found["S.2"].verdict == REPRODUCED
     assert "smallest share 100.00%" in found["S.1"].measured and "of 200" in found["S.1"].measured
 
@@ -266,29 +378,40 @@ def test_sanity_claim_s1_threshold_is_99_percent_per_configuration():
     audit = synthetic_audit()
     one = audit.copy()
     one.loc[_rows(one, "gaussian", 0.1, 1), "lambda_min_H"] = 0.5 * 9e4  # 99% in (gaussian, Δ=0.1): still holds
-    assert by_id(claims.sanity_claims(one))["S.1"].verdict == REPRODUCED
+    assert evaluate({"fig4_audit": one})["S.1"].verdict == REPRODUCED
     for col, value in (("lambda_min_H", 0.5 * 1.7e5), ("lambda_max_H", 2 * 3.4e5), ("h_norm_Hinv", np.inf)):
         bad = audit.copy()
         bad.loc[_rows(bad, "wishart", 0.0, 2), col] = value  # 98% in one configuration (99.0% pooled): fails
-        found = by_id(claims.sanity_claims(bad))
+        found = evaluate({"fig4_audit": bad})
         assert found["S.1"].verdict == NOT_REPRODUCED, col
         assert "98.00%" in found["S.1"].measured and found["S.2"].verdict == REPRODUCED
     # S.1 does not apply to NonPrivate: its (ρ, γ) are not checked
     nonpriv = audit.copy()
     nonpriv.loc[_rows(nonpriv, "nonprivate", 0.0, 50), "h_norm_Hinv"] = 1.0
-    assert by_id(claims.sanity_claims(nonpriv))["S.1"].verdict == REPRODUCED
+    assert evaluate({"fig4_audit": nonpriv})["S.1"].verdict == REPRODUCED
 
 
 def test_sanity_claim_s2_needs_every_audited_round():
     bad = synthetic_audit()
     bad.loc[_rows(bad, "nonprivate", 0.1, 1), "conf_norm_V"] = 21.0  # θ* outside the ellipsoid once
-    found = by_id(claims.sanity_claims(bad))
+    found = evaluate({"fig4_audit": bad})
     assert found["S.2"].verdict == NOT_REPRODUCED and found["S.1"].verdict == REPRODUCED
     assert "99.00%" in found["S.2"].measured
 
 
 def test_sanity_claims_not_evaluated_without_audit():
-    for audit in (None, runs.empty_audit()):
-        found = by_id(claims.sanity_claims(audit, audit_rounds=0))
+    # the reason is now the measured value of the "not evaluated" row (it was in details)
+    for tables in ({}, {"fig4_audit": None}, {"fig4_audit": runs.empty_audit()}):
+        found = evaluate(tables, settings(audit_rounds=0))
         assert found["S.1"].verdict == found["S.2"].verdict == NOT_EVALUATED
-        assert "audit_rounds = 0" in found["S.1"].details
+        assert "audit_rounds = 0" in found["S.1"].measured and "audit_rounds = 0" in found["S.2"].measured
+        on = evaluate(tables, settings(audit_rounds=100))
+        assert on["S.1"].verdict == NOT_EVALUATED and "no audited rounds" in on["S.1"].measured
+
+
+def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
+    rows = claims.evaluate({}, SETTINGS)
+    assert [r.claim for r in rows] == claims.CLAIMS.ids == [
+        "F1.a", "F2.a", "F2.b", "F2.c", "F3.a", "F3.b", "F4.a", "F4.b", "F4.c", "F4.d", "F4.e", "F4.f",
+        "F5.a", "F5.b", "F5.c", "F5.d", "F5.e", "S.1", "S.2"]
+    assert {r.verdict for r in rows} == {NOT_EVALUATED} and {r.paper for r in rows} == {"shariff2018"}

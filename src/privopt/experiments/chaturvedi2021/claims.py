@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from privopt.experiments.chaturvedi2021.runs import delta_for
-from privopt.experiments.claims import ClaimSet, NotEvaluated, Outcome
+from privopt.experiments.claims import ClaimSet, NotEvaluated, Outcome, finite
 from privopt.experiments.claims import fmt_fixed as _fmt
 from privopt.experiments.stats import spearman, weighted_change
 from privopt.mechanisms import accounting
@@ -39,6 +39,11 @@ class _Pivots:
         missing = [a for a in algorithms if a not in self.mean.columns]
         if missing:
             raise NotEvaluated(f"no runs of {', '.join(missing)}")
+        for label, values in (("mean", self.mean), ("SEM", self.sem)):
+            for a in algorithms:
+                bad = [point for point, v in values[a].items() if not np.isfinite(v)]
+                if bad:
+                    raise NotEvaluated(f"the {label} of {a} at {', '.join(map(str, bad))} is not a finite number")
 
 
 def _per_reading(figure: str, fn: Callable[[_Pivots, Mapping[str, Any]], Outcome]):
@@ -65,6 +70,7 @@ def _f1a(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     eps = float(settings["eps"])
     delta = delta_for(settings["m"], settings["delta_exponent"], settings.get("delta"))
+    finite(*p.eps0[["PCG", "DPG"]].to_numpy(float).ravel().tolist(), what="ε0 of PCG or DPG")
     pcg_eps0 = float(p.eps0["PCG"].iloc[0])
     crossover = eps / pcg_eps0
     measured = (f"ε0_PCG = {pcg_eps0:.7f}; crossover r = {crossover:.3f}; DPG ε0 = "
@@ -185,7 +191,7 @@ def _f1x(p: _Pivots, settings) -> Outcome:
     mid = [r for r in _ranks(p) if 10 < r <= 20]
     if not mid or "PCG0" not in mean:
         raise NotEvaluated("needs a rank in (10, 20] and the PCG0 runs")
-    p.need("PCG", "Random")
+    p.need("PCG", "PCG0", "Random")
     edge = mean.loc[mid, "PCG"] - mean.loc[mid, "PCG0"]
     se = np.sqrt(sem.loc[mid, "PCG"] ** 2 + sem.loc[mid, "PCG0"] ** 2)
     z = float(edge.sum() / np.sqrt((se**2).sum()))
@@ -270,6 +276,7 @@ def _f2c(p: _Pivots, settings) -> Outcome:
     rho = spearman(ms, dpg_means) if np.ptp(dpg_means) > 0 else 0.0
     change = {a: weighted_change(ms, mean[a].to_numpy(), sem[a].to_numpy()) for a in ("PCG", "DPG")}
     (d_pcg, se_pcg), (d_dpg, se_dpg) = change["PCG"], change["DPG"]
+    finite(d_pcg, se_pcg, d_dpg, se_dpg, what="the fitted change (weights 1/SEM²)")
     measured = (f"Spearman ρ(m, DPG) = {_fmt(rho, 2)}; fitted change over m: DPG {_fmt(d_dpg, 4)} ± {_fmt(se_dpg, 4)}, "
                 f"PCG {_fmt(d_pcg, 4)} ± {_fmt(se_pcg, 4)}")
     return Outcome(measured, rho < 0 and d_dpg < -3 * se_dpg and d_pcg > -3 * se_pcg)

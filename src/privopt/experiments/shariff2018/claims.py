@@ -96,6 +96,8 @@ def _f1a(tables, settings, opt_mean: float = 0.75, low: float = -0.75) -> Outcom
         raise NotEvaluated("the table has no θ* row")
     theta = theta_rows.filter(regex=r"^x\d+$").to_numpy()[0]
     X = arms.filter(regex=r"^x\d+$").to_numpy()
+    if not (np.isfinite(X).all() and np.isfinite(theta).all()):
+        raise NotEvaluated("a coordinate of the decision set is not a finite number")
     means = X @ theta
     norms = np.linalg.norm(X, axis=1)
     at_top = np.isclose(means, opt_mean, atol=1e-9)
@@ -173,6 +175,7 @@ def _slopes(tables):
             raise NotEvaluated(f"{reward}: fewer than 3 values of d")
         m = g.groupby("d")["regret"].mean()
         out[reward] = (ols_slope(g["d"], g["regret"]), ols_slope(m.index, m.to_numpy()), bootstrap_slope_ci(g))
+        finite(out[reward][0], out[reward][1], *out[reward][2], what=f"the {reward} slope")
     return out
 
 
@@ -256,6 +259,7 @@ def _f4b(tables, settings) -> Outcome:
         if (g, "nonprivate") not in f.mean or not priv:
             ok = None
             continue
+        finite(f.mean[g, "nonprivate"], *priv, what=f"the Δ={g:g} mean regret")
         r = f.mean[g, "nonprivate"] / min(priv)
         parts.append(f"Δ={g:g}: NonPrivate / min private = {_fmt(r)}")
         if ok is not None:
@@ -275,7 +279,7 @@ def _f4c(tables, settings) -> Outcome:
     largest = f.mean[0.0, "wishart_unshifted"] >= max(others)
     r = f.mean[0.0, "wishart_unshifted"] / f.mean[0.0, "wishart"]
     p = _welch(f.vals[0.0, "wishart_unshifted"], f.vals[0.0, "wishart"], "greater")
-    finite(p, r, what="the Δ=0 comparison")
+    finite(p, r, *others, what="the Δ=0 comparison")
     return Outcome(f"{f.t_lab}; Δ=0: WU/Wishart = {_fmt(r)}, p = {_fmt(p, 2)}, WU largest: {bool(largest)}",
                    bool(largest) and r >= ratio_thr and p < p_thr, threshold=threshold, details=f.why)
 
@@ -295,7 +299,8 @@ def _f4d(tables, settings) -> Outcome:
     if f.gamma_rule == "claim20":
         return Outcome(measured, abs(r01) <= 0.25 and rel[0.0] - abs(r01) >= 0.2,
                        threshold="claim20 γ': |rel. diff.| ≤ 0.25 at Δ=0.1 and ≥ 0.2 below Δ=0 (p reported only)")
-    return Outcome(measured, (p > 0.05 if math.isfinite(p) else False) and abs(r01) <= 0.15 and rel[0.0] - abs(r01) >= 0.2)
+    finite(p, what="the Δ=0.1 Welch p")
+    return Outcome(measured, p > 0.05 and abs(r01) <= 0.15 and rel[0.0] - abs(r01) >= 0.2)
 
 
 @CLAIMS.claim("F4.e", "fig4", "The curves are essentially flat after 2·10^7 rounds.",
@@ -311,13 +316,15 @@ def _f4e(tables, settings) -> Outcome:
     mb = b.groupby(["gap", "variant"])["regret"].mean()
     share = (mb - ma) / mb
     finite(share.to_numpy(), what="the share added after 2·10^7")
-    ok, parts = True, []
+    ok, parts, checked = True, [], 0
     for (g, v), s in share.items():
         parts.append(f"Δ={g:g} {v}: {_fmt(s, 2)}")
         if g == 0.1:
-            ok = ok and s <= 0.03
+            ok, checked = ok and s <= 0.03, checked + 1
         elif g == 0.0 and v != "wishart_unshifted":
-            ok = ok and s <= 0.20
+            ok, checked = ok and s <= 0.20, checked + 1
+    if not checked:
+        raise NotEvaluated("no curve the claim speaks about (Δ = 0 or Δ = 0.1 without WU)")
     return Outcome("; ".join(parts), ok)
 
 
@@ -328,6 +335,8 @@ def _f4f(tables, settings) -> Outcome:
     priv = fig4_runs[fig4_runs["variant"].isin(["gaussian", "wishart"])]
     if priv.empty:
         raise NotEvaluated("no Gaussian or shifted-Wishart run")
+    if not np.isfinite(priv["pd_failures"].to_numpy(float)).all():
+        raise NotEvaluated("a Cholesky failure count is not a finite number")
     fails = int(priv.groupby(["gap", "variant", "seed"])["pd_failures"].max().sum())
     return Outcome(f"{fails} failures over {priv.groupby(['gap', 'variant', 'seed']).ngroups} runs", fails == 0)
 
@@ -392,6 +401,7 @@ def _f5b(tables, settings) -> Outcome:
             continue
         inc0 = f.mean[mech, 0.0, rtop] - f.mean[mech, 0.0, rdef]
         inc1 = f.mean[mech, 0.1, rtop] - f.mean[mech, 0.1, rdef]
+        finite(float(inc0), float(inc1), what=f"Inc(0) or Inc(0.1) of {mech}")
         parts.append(f"{mech}: Inc(0.1) = {_fmt(inc1)}, Inc(0) = {_fmt(inc0)}, ratio {_fmt(inc1 / inc0 if inc0 else float('nan'))}")
         if ok is not None:
             ok = ok and inc0 > 0 and inc1 <= thr * inc0
@@ -416,12 +426,14 @@ def _f5c(tables, settings) -> Outcome:
             s = s[s.index >= rdef]
             rng_by_gap[g] = float(s.max() - s.min())
         r = list(rng_by_gap.values())
+        finite(r, what=f"the {mech} ranges")
         extremes = rng_by_gap[0.0] == max(r) and rng_by_gap[0.1] == min(r)
         if two_gaps:
             holds = rng_by_gap[0.0] > rng_by_gap[0.1]
             rho = float("nan")
         else:
             rho = _spearman(f.gaps, r)
+            finite(rho, what=f"the {mech} rank correlation")
             holds = extremes and rho <= -0.7
         parts.append(f"{mech}: range " + ", ".join(f"Δ={g:g}: {_fmt(v)}" for g, v in rng_by_gap.items())
                      + (f"; Spearman {_fmt(rho, 2)}" if math.isfinite(rho) else ""))

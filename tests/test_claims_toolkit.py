@@ -1,0 +1,285 @@
+"""The claims toolkit (privopt.experiments.claims) and the shared statistics (privopt.experiments.stats)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from privopt.experiments import stats
+from privopt.experiments.claims import (
+    COLUMNS,
+    NOT_EVALUATED,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    Claim,
+    ClaimSet,
+    NotEvaluated,
+    Outcome,
+    claims_frame,
+    finite,
+    fmt_fixed,
+    fmt_sig,
+    verdict,
+)
+
+# ----------------------------------------------------------------------------- verdict, finite, formats
+
+
+@pytest.mark.parametrize("holds, expected", [
+    (True, REPRODUCED), (False, NOT_REPRODUCED), (np.True_, REPRODUCED), (np.False_, NOT_REPRODUCED),
+    (None, NOT_EVALUATED), (float("nan"), NOT_EVALUATED), (np.float64("nan"), NOT_EVALUATED),
+])
+def test_verdict(holds, expected):
+    assert verdict(holds) == expected
+
+
+@pytest.mark.parametrize("values", [
+    (float("nan"),), (float("inf"),), (-np.inf,), (1.0, float("nan")), (np.array([1.0, np.nan]),),
+    (np.array([]),), ([],), (None,),
+], ids=["nan", "inf", "-inf", "second-nan", "array-nan", "empty-array", "empty-list", "none"])
+def test_finite_raises_not_evaluated(values):
+    with pytest.raises(NotEvaluated, match="the slope is not a finite number"):
+        finite(*values, what="the slope")
+
+
+def test_finite_accepts_finite_numbers_and_arrays():
+    finite(0.0, -3, 1e300, np.float64(2.5), np.arange(4), [1.0, 2.0], pd.Series([1.0]))
+    finite()  # nothing to check
+
+
+def test_formats():
+    assert fmt_fixed(1.23456, 2) == "1.23" and fmt_fixed(None) == fmt_fixed(float("nan")) == fmt_fixed(np.inf) == "nan"
+    assert fmt_sig(123456.0, 3) == "1.23e+05" and fmt_sig(0.5) == "0.5" and fmt_sig(None) == fmt_sig(-np.inf) == "nan"
+
+
+# ----------------------------------------------------------------------------- ClaimSet
+
+
+@pytest.mark.parametrize("bad", ["F1-a", "f1.a", "F1", "F1.", ".a", "F1.A", "F 1.a"])
+def test_claimset_rejects_a_bad_id(bad):
+    cs = ClaimSet("toy")
+    with pytest.raises(ValueError, match="must look like 'F1.a'"):
+        cs.claim(bad, "fig1", "s", "t")
+    assert cs.ids == []
+
+
+def test_claimset_accepts_project_ids_and_rejects_a_duplicate():
+    cs = ClaimSet("toy")
+    for cid in ("F1.a", "F12.b", "S.1", "F1.x", "Fig3.c2"):
+        cs.claim(cid, "fig1", "s", "t")(lambda tables, settings: Outcome("m", True))
+    with pytest.raises(ValueError, match="declared twice"):
+        cs.claim("F1.a", "fig1", "again", "t")
+    assert cs.ids == ["F1.a", "F12.b", "S.1", "F1.x", "Fig3.c2"]
+
+
+def test_evaluate_one_unknown_id_raises():
+    with pytest.raises(KeyError, match="no claim F9.z"):
+        ClaimSet("toy").evaluate_one("F9.z", {}, {})
+
+
+@pytest.mark.parametrize("tables", [{}, {"fig1": None}, {"fig1": pd.DataFrame(columns=["a"])}, {"fig2": pd.DataFrame({"a": [1]})}],
+                         ids=["missing", "none", "empty", "other-table"])
+def test_needs_missing_or_empty_table_is_not_evaluated_without_calling(tables):
+    calls = []
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "statement", "threshold", needs=("fig1",))
+    def _fn(tables, settings):
+        calls.append(1)
+        return Outcome("measured", True)
+
+    (row,) = cs.evaluate_one("F1.a", tables, {})
+    assert calls == []
+    assert row.verdict == NOT_EVALUATED and row.measured == "no data: fig1 missing or empty"
+    assert (row.paper, row.claim, row.figure, row.statement, row.threshold) == ("toy", "F1.a", "fig1", "statement", "threshold")
+
+
+def test_needs_present_calls_the_function_with_tables_and_settings():
+    seen = {}
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "s", "t", needs=("fig1",))
+    def _fn(tables, settings):
+        seen.update(tables=tables, settings=settings)
+        return Outcome("m", False)
+
+    tables, settings = {"fig1": pd.DataFrame({"a": [1]})}, {"eps": 0.1}
+    (row,) = cs.evaluate_one("F1.a", tables, settings)
+    assert seen["tables"] is tables and seen["settings"] is settings
+    assert row.verdict == NOT_REPRODUCED
+
+
+def test_not_evaluated_raised_by_the_function_gives_its_message_as_measured():
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "s", "declared threshold", details="declared details")
+    def _fn(tables, settings):
+        finite(float("nan"), what="the ratio")
+        return Outcome("never", True)
+
+    (row,) = cs.evaluate_one("F1.a", {}, {})
+    assert row.verdict == NOT_EVALUATED
+    assert row.measured == "the ratio is not a finite number (nan)"
+    assert row.threshold == "declared threshold" and row.details == "declared details"
+
+
+def test_other_exceptions_propagate():
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "s", "t")
+    def _fn(tables, settings):
+        raise ZeroDivisionError("a bug, not a missing input")
+
+    with pytest.raises(ZeroDivisionError):
+        cs.evaluate_one("F1.a", {}, {})
+
+
+def test_outcome_threshold_override_details_and_reading():
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "s", "declared ≥ 0.95", details="declared")
+    def _fn(tables, settings):
+        return [Outcome("ρ = 0.93", True, threshold="quick ≥ 0.9", details="quick tier", reading="r1"),
+                Outcome("ρ = 0.97", True, reading="r2"),
+                Outcome("ρ = nan", None, reading="r3")]
+
+    rows = cs.evaluate_one("F1.a", {}, {})
+    assert [(r.reading, r.threshold, r.details, r.verdict) for r in rows] == [
+        ("r1", "quick ≥ 0.9", "declared; quick tier", REPRODUCED),
+        ("r2", "declared ≥ 0.95", "declared", REPRODUCED),
+        ("r3", "declared ≥ 0.95", "declared", NOT_EVALUATED),
+    ]
+
+
+def test_an_empty_list_of_outcomes_is_not_evaluated():
+    cs = ClaimSet("toy")
+    cs.claim("F1.a", "fig1", "s", "t")(lambda tables, settings: [])
+    (row,) = cs.evaluate_one("F1.a", {}, {})
+    assert row.verdict == NOT_EVALUATED and row.measured == "nothing to evaluate"
+
+
+def _per_reading(readings, holds=True):
+    return lambda tables, settings: [Outcome(f"m{r}", holds, reading=r) for r in readings]
+
+
+def test_evaluate_groups_rows_by_reading_within_consecutive_claims_of_one_figure():
+    cs = ClaimSet("toy")
+    cs.claim("F1.a", "fig1", "s", "t")(_per_reading(["paper", "code"]))
+    cs.claim("F1.b", "fig1", "s", "t")(_per_reading(["paper", "code"]))
+    cs.claim("F1.c", "fig1", "s", "t")(lambda tables, settings: Outcome("no reading", None))  # reading ""
+    cs.claim("F2.a", "fig2", "s", "t")(_per_reading(["code", "paper"]))
+    cs.claim("F2.b", "fig2", "s", "t")(_per_reading(["paper", "code"]))
+    cs.claim("F3.a", "fig1", "s", "t")(_per_reading(["code", "paper"]))  # fig1 again, not consecutive: own block
+    rows = cs.evaluate({}, {})
+    assert [(r.claim, r.reading) for r in rows] == [
+        ("F1.a", "paper"), ("F1.b", "paper"), ("F1.a", "code"), ("F1.b", "code"), ("F1.c", ""),
+        ("F2.a", "code"), ("F2.b", "code"), ("F2.a", "paper"), ("F2.b", "paper"),
+        ("F3.a", "code"), ("F3.a", "paper"),
+    ]
+    # within a reading, the declaration order is kept
+    assert [r.claim for r in rows if r.figure == "fig1" and r.reading == "paper"] == ["F1.a", "F1.b", "F3.a"]
+
+
+def test_evaluate_keeps_declaration_order_without_readings():
+    cs = ClaimSet("toy")
+    for cid, fig in (("F2.a", "fig2"), ("F1.a", "fig1"), ("F1.b", "fig1"), ("S.1", "fig4")):
+        cs.claim(cid, fig, "s", "t")(lambda tables, settings: Outcome("m", True))
+    assert [r.claim for r in cs.evaluate({}, {})] == ["F2.a", "F1.a", "F1.b", "S.1"] == cs.ids
+
+
+def test_claims_frame_columns_and_scale_label():
+    rows = [Claim("toy", "F1.a", "fig1", "s", "m", "t", REPRODUCED, reading="paper", details="d"),
+            Claim("toy", "F1.b", "fig1", "s2", "m2", "t2", NOT_EVALUATED)]
+    frame = claims_frame(rows, "quick")
+    assert list(frame.columns) == COLUMNS == ["paper", "claim", "figure", "reading", "statement", "measured",
+                                              "threshold", "verdict", "scale", "details"]
+    assert frame["scale"].tolist() == ["quick", "quick"]
+    assert frame.loc[0].to_dict() == {"paper": "toy", "claim": "F1.a", "figure": "fig1", "reading": "paper",
+                                      "statement": "s", "measured": "m", "threshold": "t", "verdict": REPRODUCED,
+                                      "scale": "quick", "details": "d"}
+    assert frame.loc[1, "reading"] == "" and frame.loc[1, "details"] == ""
+    empty = claims_frame([], "paper")
+    assert list(empty.columns) == COLUMNS and len(empty) == 0
+
+
+# ----------------------------------------------------------------------------- stats
+
+
+@pytest.mark.parametrize("a, b", [([], [1.0, 2.0]), ([1.0], [1.0, 2.0]), ([1.0, 2.0], [3.0])])
+def test_welch_p_nan_with_fewer_than_two_values(a, b):
+    assert math.isnan(stats.welch_p(a, b, "less"))
+
+
+def test_welch_p_is_one_on_constant_input():
+    for alternative in ("less", "greater", "two-sided"):
+        assert stats.welch_p([3.0, 3.0, 3.0], [3.0, 3.0], alternative) == 1.0
+
+
+@pytest.mark.parametrize("alternative", ["less", "greater", "two-sided"])
+def test_welch_p_matches_scipy(alternative):
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.0, 1.0, 12), rng.normal(0.6, 2.0, 9)
+    expected = sps.ttest_ind(a, b, equal_var=False, alternative=alternative).pvalue
+    assert stats.welch_p(a, b, alternative) == pytest.approx(expected, rel=1e-12)
+    assert stats.welch_p(list(a), list(b), alternative) == pytest.approx(expected, rel=1e-12)
+
+
+def test_welch_p_direction():
+    lo, hi = [1.0, 1.1, 0.9, 1.05], [5.0, 5.2, 4.9, 5.1]
+    assert stats.welch_p(lo, hi, "less") < 1e-4 and stats.welch_p(lo, hi, "greater") > 0.999
+
+
+def test_spearman():
+    assert math.isnan(stats.spearman([1, 2, 3], [5.0, 5.0, 5.0]))  # constant y
+    assert math.isnan(stats.spearman([1], [2.0]))                  # one point
+    assert stats.spearman([1, 2, 3, 4], [10.0, 20.0, 25.0, 100.0]) == pytest.approx(1.0)
+    assert stats.spearman([1, 2, 3, 4], [4.0, 3.0, 2.0, 1.0]) == pytest.approx(-1.0)
+    x, y = [1, 2, 3, 4, 5], [1.0, 3.0, 2.0, 5.0, 4.0]
+    assert stats.spearman(x, y) == pytest.approx(sps.spearmanr(x, y).statistic) == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("c, b", [(3.0, 2.0), (0.5, 1.65), (7.0, -0.5)])
+def test_loglog_slope_exact_on_a_power_law(c, b):
+    x = np.array([4, 5, 8, 11, 16, 23, 32, 64], float)
+    assert stats.loglog_slope(x, c * x**b) == pytest.approx(b, abs=1e-10)
+
+
+def _power_groups(b=2.0, noise=0.05, runs=8, seed=0):
+    rng = np.random.default_rng(seed)
+    xs = [4, 6, 8, 11, 16, 23]
+    return xs, [3 * x**b * np.exp(noise * rng.standard_normal(runs)) for x in xs]
+
+
+def test_bootstrap_loglog_slope_ci_is_deterministic_for_a_seeded_generator():
+    xs, groups = _power_groups()
+    a = stats.bootstrap_loglog_slope_ci(xs, groups, np.random.default_rng(11), n_boot=200)
+    b = stats.bootstrap_loglog_slope_ci(xs, groups, np.random.default_rng(11), n_boot=200)
+    c = stats.bootstrap_loglog_slope_ci(xs, groups, np.random.default_rng(12), n_boot=200)
+    assert a == b and a != c
+
+
+def test_bootstrap_loglog_slope_ci_contains_the_true_slope_on_clean_data():
+    xs, groups = _power_groups(b=2.0, noise=0.05)
+    lo, hi = stats.bootstrap_loglog_slope_ci(xs, groups, np.random.default_rng(0), n_boot=300)
+    assert lo < 2.0 < hi and hi - lo < 0.1
+    # no noise: every resample is the same power law
+    xs, groups = _power_groups(b=1.5, noise=0.0)
+    lo, hi = stats.bootstrap_loglog_slope_ci(xs, groups, np.random.default_rng(0), n_boot=50)
+    assert lo == pytest.approx(1.5, abs=1e-10) and hi == pytest.approx(1.5, abs=1e-10)
+
+
+def test_weighted_change_exact_on_a_line():
+    x = np.array([1000.0, 4000.0, 7000.0, 10000.0])
+    y = 0.8 - 2e-6 * x
+    change, se = stats.weighted_change(x, y, [0.001, 0.002, 0.001, 0.003])
+    assert change == pytest.approx(-2e-6 * 9000, rel=1e-9)
+    # the standard error is span/√Σw(x − x̄)², the SE of a WLS slope with known σ = SEM, times the span
+    w = 1 / np.array([0.001, 0.002, 0.001, 0.003]) ** 2
+    xm = (w * x).sum() / w.sum()
+    assert se == pytest.approx(9000 / math.sqrt((w * (x - xm) ** 2).sum()), rel=1e-12)
+    flat, _ = stats.weighted_change(x, np.full(4, 0.8), np.full(4, 0.002))
+    assert flat == pytest.approx(0.0, abs=1e-15)
