@@ -4,6 +4,7 @@ in one self-contained HTML page (images embedded), rendered from ``paper/report.
 from __future__ import annotations
 
 import base64
+import datetime
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pandas as pd
 import yaml
 
 from privopt.io import atomic_path
+from privopt.provenance import config_digest, environment
 
 __all__ = ["render_report"]
 
@@ -30,7 +32,8 @@ def _paper_context(meta: Mapping[str, Any], settings: Any) -> dict[str, Any]:
         for reading, group in claims_table.groupby("reading", sort=True)
     }
     return {**meta, "figures": figures, "claims": claims_table.to_dict("records"), "verdict_counts": verdict_counts,
-            "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True)}
+            "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True),
+            "settings_digest": config_digest(settings)}
 
 
 def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]], settings: Mapping[str, Any],
@@ -42,6 +45,7 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     context = [_paper_context(meta, settings[key]) for key, meta in papers.items()]
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
                              undefined=jinja2.StrictUndefined)
-    html = env.get_template(template.name).render(papers=context, provenance=provenance, scale=scale)
+    software = {**environment(), "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+    html = env.get_template(template.name).render(papers=context, provenance=provenance, scale=scale, software=software)
     with atomic_path(output) as tmp:
         tmp.write_text(html, encoding="utf-8")

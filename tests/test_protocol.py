@@ -1,0 +1,205 @@
+"""The experiment protocol, the paper registry and the code digests (privopt.experiments)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from privopt.experiments import codedigest
+from privopt.experiments.protocol import (
+    Claims,
+    ConfigError,
+    Experiment,
+    Figure,
+    Paper,
+    Table,
+    format_value,
+    point_path,
+    seed_blocks,
+    seeds_of,
+)
+from privopt.experiments.registry import papers
+from privopt.io import concat_tables, write_table
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _experiment(**change):
+    base = dict(name="e", label="E", points=lambda s: [{"x": v} for v in s["xs"]], settings=lambda s, p: {"k": s["k"]},
+                seeds=lambda s: (s["runs"], s["per_job"]), run="privopt.experiments.summary:summarise",
+                tables="privopt.experiments.summary:summarise", table_files=(Table("t.csv"), Table("t_runs.parquet")))
+    return Experiment(**{**base, **change})
+
+
+def _paper(**change):
+    base = dict(key="p", title="T", authors="A", venue="V", spec="S", short="P", experiments=(_experiment(),),
+                figures=(Figure("fig1", "F", "C", {"table": "t"}),), claims=Claims("m:f", ("t",)))
+    return Paper(**{**base, **change})
+
+
+# ----------------------------------------------------------------------------- paths and seeds
+
+
+@pytest.mark.parametrize("value, path", [(10, "10"), (0.1, "0.1"), (0.0, "0.0"), (1e-05, "1e-05"),
+                                         (0.123456789, "0.123456789"), (50_000_000.0, "50000000.0"),
+                                         ("pm1", "pm1"), (True, "true")])
+def test_path_form_of_a_value_is_exact(value, path):
+    assert format_value(value) == path
+
+
+def test_close_values_get_distinct_paths_and_floats_round_trip():
+    """A gap of 0.123456789 is not rounded to 0.123457: two close points never share a path."""
+    a, b = 0.123456789, 0.1234568
+    assert point_path({"gap": a}) != point_path({"gap": b})
+    for v in (a, b, 0.1 + 0.2, 1 / 3, 5e7, 1e-300):
+        assert float(format_value(v)) == v
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "a b", "x/y", None, [1]])
+def test_values_that_cannot_be_a_path_are_refused(bad):
+    with pytest.raises(ValueError):
+        format_value(bad)
+
+
+def test_seed_blocks_cover_every_seed_once():
+    for n, per in [(1, 1), (10, 3), (100, 50), (7, 10)]:
+        seeds = [s for b in seed_blocks(n, per) for s in seeds_of(b)]
+        assert seeds == list(range(n))
+        assert all(len(seeds_of(b)) <= per for b in seed_blocks(n, per))
+    with pytest.raises(ValueError):
+        seed_blocks(0, 5)
+
+
+def test_run_jobs_and_paths_follow_the_config():
+    paper = _paper()
+    section = {"xs": [1, 2.5], "k": 3, "runs": 5, "per_job": 2}
+    jobs = list(paper.run_jobs(section))
+    assert [(j.point, j.block) for j in jobs] == [({"x": 1}, "0-1"), ({"x": 1}, "2-3"), ({"x": 1}, "4-4"),
+                                                  ({"x": 2.5}, "0-1"), ({"x": 2.5}, "2-3"), ({"x": 2.5}, "4-4")]
+    assert paper.run_file("e", {"x": 2.5}, "0-1") == "results/p/runs/e/x~2.5/seeds~0-1.parquet"
+    assert paper.run_pattern("e", ("x",)) == "results/p/runs/e/x~{x}/seeds~{block}.parquet"
+    assert paper.table_file("t_runs") == "results/p/tables/t_runs.parquet"
+    assert paper.figure_files("fig1") == {"pdf": "results/figures/p/fig1.pdf", "png": "results/figures/p/fig1.png"}
+    assert paper.notebook("fig1") == "workflow/notebooks/p_fig1.py.ipynb"
+    assert paper.caption("claims") == "workflow/report/p_claims.rst"
+    single = _paper(experiments=(_experiment(points=lambda s: [{}]),))
+    assert single.run_file("e", {}, "0-0") == "results/p/runs/e/seeds~0-0.parquet"
+
+
+def test_points_sharing_a_path_are_a_config_error():
+    paper = _paper(experiments=(_experiment(points=lambda s: [{"x": "a"}, {"x": "a"}]),))
+    with pytest.raises(ConfigError, match="share the path"):
+        list(paper.run_jobs({"runs": 1, "per_job": 1}))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"key": "p-1"}, "must be a word"),
+    ({"figures": (Figure("fig1", "F", "C", {"table": "nope"}),)}, "no experiment writes the tables"),
+    ({"claims": Claims("m:f", ("nope",))}, "claims read tables"),
+    ({"experiments": (_experiment(), _experiment())}, "must be distinct"),
+    ({"experiments": (_experiment(instances=("inst",)),)}, "unknown instances"),
+])
+def test_inconsistent_declarations_are_refused(change, message):
+    with pytest.raises(ValueError, match=message):
+        _paper(**change)
+
+
+def test_an_experiment_must_return_exactly_what_it_declares(monkeypatch):
+    exp = _experiment(run="privopt.experiments.summary:summarise")
+    import privopt.experiments.summary as summary
+
+    monkeypatch.setattr(summary, "summarise", lambda *a: {"runs": pd.DataFrame(), "extra": pd.DataFrame()})
+    with pytest.raises(ValueError, match="returned"):
+        exp.execute({}, {}, [0], {})
+    monkeypatch.setattr(summary, "summarise", lambda *a: {"t": pd.DataFrame()})
+    with pytest.raises(ValueError, match="declares"):
+        exp.make_tables({"runs": pd.DataFrame()}, {})
+
+
+# ----------------------------------------------------------------------------- the registry
+
+
+def test_the_registry_finds_every_paper_package_by_its_key():
+    found = papers()
+    assert {"chaturvedi2021", "shariff2018"} <= set(found)
+    for key, paper in found.items():
+        assert paper.key == key and paper.experiments and paper.figures
+        assert paper.metadata()["figures"][0]["target"] == f"{key}_{paper.figures[0].id}"
+
+
+def test_declaring_a_paper_imports_no_algorithm():
+    """The workflow parses the registry on every start and in every job: it must stay light."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from privopt.experiments.registry import papers; papers(); "
+            "print(sorted(m for m in ('numba', 'scipy', 'pandas', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=SRC.parent)
+    assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- code digests
+
+
+@pytest.fixture()
+def library(tmp_path):
+    """A copy of the library source whose files a test may edit."""
+    shutil.copytree(SRC / "privopt", tmp_path / "privopt", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_the_closure_follows_imports_transitively_with_parent_packages():
+    mods = codedigest.closure(["privopt.experiments.chaturvedi2021.runs"], SRC)
+    assert {"privopt", "privopt.submodular", "privopt.submodular.greedy", "privopt.mechanisms.accounting",
+            "privopt.seeding", "privopt.experiments.chaturvedi2021"} <= set(mods)
+    assert not any(m.startswith("privopt.bandits") for m in mods)
+    bandit = codedigest.closure(["privopt.experiments.shariff2018.runs"], SRC)
+    assert "privopt.bandits.kernels" in bandit and "privopt.fastrng" in bandit
+    assert not any(m.startswith("privopt.submodular") for m in bandit)
+
+
+def test_relative_imports_are_followed(library):
+    (library / "privopt" / "experiments" / "rel.py").write_text("from .summary import summarise\nfrom . import cost\n")
+    mods = codedigest.closure(["privopt.experiments.rel"], library)
+    assert {"privopt.experiments.summary", "privopt.experiments.cost"} <= set(mods)
+
+
+def test_the_digest_changes_with_code_and_not_with_comments_or_docstrings(library):
+    roots = ["privopt.experiments.chaturvedi2021.runs"]
+    before = codedigest.code_digest(roots, library)
+    greedy = library / "privopt" / "submodular" / "greedy.py"
+    text = greedy.read_text()
+    greedy.write_text('"""Another module docstring."""\n' + text.split('"""', 2)[2] + "\n# a comment\n")
+    assert codedigest.code_digest(roots, library) == before
+    greedy.write_text(text + "\n_X = 1\n")
+    assert codedigest.code_digest(roots, library) != before
+    greedy.write_text(text)
+    bandits = library / "privopt" / "bandits" / "kernels.py"
+    bandits.write_text(bandits.read_text() + "\n_X = 1\n")
+    assert codedigest.code_digest(roots, library) == before  # not imported by these runs
+
+
+def test_a_missing_module_is_an_error():
+    with pytest.raises(ModuleNotFoundError):
+        codedigest.closure(["privopt.nonesuch"], SRC)
+
+
+# ----------------------------------------------------------------------------- table I/O
+
+
+def test_tables_round_trip_and_empty_parts_do_not_change_dtypes(tmp_path):
+    a = pd.DataFrame({"x": [1, 2], "y": [0.5, 1.25]})
+    empty = a.iloc[:0].astype({"x": float})
+    for i, frame in enumerate([a, empty, a]):
+        write_table(frame, tmp_path / f"{i}.parquet")
+    both = concat_tables([tmp_path / "0.parquet", tmp_path / "1.parquet", tmp_path / "2.parquet"])
+    pd.testing.assert_frame_equal(both, pd.concat([a, a], ignore_index=True))
+    assert len(concat_tables([tmp_path / "1.parquet"])) == 0
+    write_table(a, tmp_path / "t.csv", float_format="%.3g")
+    assert (tmp_path / "t.csv").read_text() == "x,y\n1,0.5\n2,1.25\n"
+    with pytest.raises(ValueError):
+        write_table(a, tmp_path / "t.txt")
+    assert (tmp_path / "t.csv").stat().st_mode & 0o044  # readable by group and others (not 0600)
