@@ -46,6 +46,10 @@ def check_config():
     for key, paper in PAPERS.items():
         if not isinstance(config.setdefault(key, {}), dict):
             raise ConfigError(f"config key {key}: the section of a paper must be a mapping, got {config[key]!r}")
+        schema = Path(workflow.basedir) / "workflow" / "schemas" / f"{key}.schema.yaml"
+        if not schema.is_file():
+            raise ConfigError(f"paper {key} (src/privopt/experiments/{key}/) has no config schema: write "
+                              f"workflow/schemas/{key}.schema.yaml (docs/adding-a-paper.md)")
         validate(config[key], schema=f"../schemas/{key}.schema.yaml", set_default=True)
         paper.check(config[key])
     source = config["uber_source"]
