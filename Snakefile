@@ -20,11 +20,12 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
-    """Every figure, every paper's claims, and the reproduction report."""
+    """Every figure, every paper's claims, the privacy audits, and the reproduction report."""
     default_target: True
     localrule: True
     input:
         all_figure_files("png"),
         all_figure_files("pdf"),
         all_claims_files(),
+        "results/audit/audits.csv",
         "results/paper/index.html",

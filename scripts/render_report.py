@@ -9,4 +9,5 @@ from privopt.report import render_report
 log_to_file(snakemake.log[0])
 provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
 render_report(snakemake.input.template, snakemake.params.papers, snakemake.params.settings, provenance,
-              snakemake.params.scale, snakemake.output[0])
+              snakemake.params.scale, snakemake.output[0], audits=snakemake.input.audits[0],
+              audit_settings=snakemake.params.audit)

@@ -150,7 +150,7 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
 def test_smoke_pipeline_produces_every_output(smoke_runs):
     work = smoke_runs[2]
     expected = [f for files in registry_files(work).values() for f in files]
-    expected += ["resources/uber/pickups.parquet", "results/paper/index.html"]
+    expected += ["resources/uber/pickups.parquet", "results/paper/index.html", "results/audit/audits.csv"]
     for rel in expected:
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
     provenance = json.loads((work / "resources/uber/uber-raw-data-apr14.provenance.json").read_text())
@@ -169,8 +169,12 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert record["environment"]["packages"]["numpy"] and record["code_digest"]["runs"]
     assert record["tables"] == ["results/shariff2018/tables/fig4.csv", "results/shariff2018/tables/fig4_runs.parquet",
                                 "results/shariff2018/tables/fig4_audit.parquet"]
+    audits = pd.read_csv(work / "results/audit/audits.csv")
+    assert set(audits["paper"]) == {"chaturvedi2021", "shariff2018"} and set(audits["variant"]) == {"correct", "planted"}
+    assert (audits.loc[audits["variant"] == "correct", "result"] == "pass").all()  # no violation, even on few samples
     html = (work / "results/paper/index.html").read_text()
     assert "Original caption" in html and "F1.c" in html and "data:image/png;base64," in html
+    assert "Privacy audits" in html and "tree_wishart" in html
     assert "The Laplace mechanism for a mean" in html  # the toy paper's section
     # Readable by others (a web server, a colleague on a shared file system), not 0600.
     assert (work / "results/paper/index.html").stat().st_mode & stat.S_IROTH

@@ -59,7 +59,8 @@ def registry_files(work: Path) -> dict[str, list[str]]:
         "from privopt.experiments.registry import papers\n"
         "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id).values()),"
         " *(p.executed_notebook(fig.id) for fig in p.figures),"
-        " *(p.table_file(t.stem) for e in p.experiments for t in e.table_files), p.claims_file]"
+        " *(p.table_file(t.stem) for e in p.experiments for t in e.table_files), p.claims_file,"
+        " *([p.audit_file] if p.audit_file else [])]"
         " for k, p in papers().items()}))"
     )
     env = {**os.environ, "PYTHONPATH": str(work / "src")}

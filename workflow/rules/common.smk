@@ -113,6 +113,10 @@ def all_claims_files():
     return [p.claims_file for p in PAPERS.values()]
 
 
+def all_audit_files():
+    return [p.audit_file for p in PAPERS.values() if p.audit_file]
+
+
 def all_table_files():
     return [p.table_file(t.stem) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
 

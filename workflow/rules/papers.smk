@@ -4,6 +4,7 @@
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
 #   <paper>_<fig>_plot        tables -> figure, by its notebook          (local)
 #   <paper>_claims            tables -> the paper's claims               (local)
+#   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
 # Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper.
 
@@ -146,6 +147,27 @@ for _paper in PAPERS.values():
             f"logs/{_paper.key}/claims.log",
         script:
             "../../scripts/claims.py"
+
+    if _paper.audits:
+
+        rule:
+            name:
+                f"{_paper.key}_audit"
+            localrule: True
+            output:
+                report(_paper.audit_file, caption="../report/privacy_audit.rst", category="Privacy audits"),
+            params:
+                paper=_paper.key,
+                samples=config["privacy_audit"]["samples"],
+                seed=config["privacy_audit"]["seed"],
+                alpha=config["privacy_audit"]["alpha"],
+                code=digest_param(*_paper.audits),
+            conda:
+                "../envs/privopt.yaml"
+            log:
+                f"logs/{_paper.key}/audit.log",
+            script:
+                "../../scripts/audit.py"
 
     rule:
         name:

@@ -2,6 +2,21 @@
 # from every registered paper's figures, tables and claims.
 
 
+rule privacy_audit:
+    """Every registered paper's privacy audits in one table (results/audit/audits.csv)."""
+    localrule: True
+    input:
+        all_audit_files(),
+    output:
+        "results/audit/audits.csv",
+    conda:
+        "../envs/privopt.yaml"
+    log:
+        "logs/report/privacy_audit.log",
+    script:
+        "../../scripts/audit_table.py"
+
+
 rule report_html:
     """Render the reproduction report (figures, original captions, settings, data source, claims)."""
     localrule: True
@@ -11,6 +26,7 @@ rule report_html:
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
         claims=all_claims_files(),
+        audits=rules.privacy_audit.output,
     output:
         "results/paper/index.html",
     params:
@@ -18,6 +34,7 @@ rule report_html:
         settings={key: config[key] for key in PAPERS},
         papers={key: paper.metadata() for key, paper in PAPERS.items()},
         scale=config["scale"],
+        audit=config["privacy_audit"],
     conda:
         "../envs/privopt.yaml"
     log:

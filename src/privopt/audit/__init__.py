@@ -18,7 +18,8 @@ Public API
 * :func:`all_audits` — the registry: exponential mechanism (numpy, numba), DPG with every
   ε0 rule, PCG (swap/pairwise × G/exact-F), PMCG, tree aggregation (Gaussian, Wishart).
 * :func:`run_all` — the audit table, one row per (audit, correct | planted), columns
-  :data:`COLUMNS`.
+  :data:`COLUMNS`; :func:`run_audits` the same for a given list of audits (a paper's, as its
+  declaration lists them: ``Paper.audits``).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ __all__ = [
     "gaussian_exact_eps",
     "run_all",
     "run_audit",
+    "run_audits",
     "samples_for",
 ]
 
@@ -60,6 +62,17 @@ __all__ = [
 def all_audits() -> list[Audit]:
     """Every audit, in table order."""
     return [*exponential.audits(), *greedy.audits(), *continuous.audits(), *tree.audits()]
+
+
+def run_audits(audits, samples_scale="quick", seed: int = 0, *, alpha: float = 0.05) -> pd.DataFrame:
+    """The audit table of ``audits`` (a list of :class:`Audit`), one row per (audit, variant), correct
+    then planted; arguments as :func:`run_all`."""
+    rows = []
+    for audit in audits:
+        n = samples_for(audit, samples_scale)
+        for planted in (False, True):
+            rows.append(run_audit(audit, planted, n, seed, alpha=alpha))
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=None) -> pd.DataFrame:
@@ -73,11 +86,5 @@ def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=
     ``exact_eps`` is NaN where the law is not computed; ``samples`` is per input;
     ``result`` is pass/VIOLATION (correct) or caught/missed (planted).
     """
-    rows = []
-    for audit in all_audits():
-        if names is not None and audit.name not in names:
-            continue
-        n = samples_for(audit, samples_scale)
-        for planted in (False, True):
-            rows.append(run_audit(audit, planted, n, seed, alpha=alpha))
-    return pd.DataFrame(rows, columns=COLUMNS)
+    chosen = [a for a in all_audits() if names is None or a.name in names]
+    return run_audits(chosen, samples_scale, seed, alpha=alpha)

@@ -20,6 +20,7 @@ Paths are fixed by convention (a reader of ``results/`` needs no key)::
     results/<paper>/tables/<table file>
     results/figures/<paper>/<figure>.{pdf,png}      workflow/notebooks/<paper>_<figure>.py.ipynb
     results/claims/<paper>.csv                      workflow/report/<paper>_<figure|claims>.rst
+    results/audit/<paper>.csv                       (the privacy audits of its mechanisms)
 """
 
 from __future__ import annotations
@@ -259,6 +260,9 @@ class Paper:
     claims: Claims
     instances: tuple[Instance, ...] = ()
     check: Callable[[Section], None] = lambda section: None
+    #: black-box privacy audits of the paper's mechanisms: ``"module:function"`` references to functions
+    #: returning lists of :class:`privopt.audit.Audit` (run by the ``<paper>_audit`` rule)
+    audits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):
@@ -351,11 +355,16 @@ class Paper:
     def claims_file(self) -> str:
         return f"results/claims/{self.key}.csv"
 
+    @property
+    def audit_file(self) -> str | None:
+        """The paper's audit table (None when it declares no audit)."""
+        return f"results/audit/{self.key}.csv" if self.audits else None
+
     def metadata(self) -> dict[str, Any]:
         """What the report shows of the paper: citation, and per figure its caption and files."""
         return {
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
-            "short": self.short, "uses_uber": self.uses_uber, "claims": self.claims_file,
+            "short": self.short, "uses_uber": self.uses_uber, "claims": self.claims_file, "audit": self.audit_file,
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
                          "image": self.figure_files(f.id)["png"], "pdf": self.figure_files(f.id)["pdf"],
                          "tables": [self.table_file(stem) for stem in f.inputs.values()],

@@ -113,4 +113,5 @@ PAPER = Paper(
                                   "delta_exponent": section["delta_exponent"], "delta": section["delta"]},
     ),
     check=check,
+    audits=("privopt.audit.exponential:audits", "privopt.audit.greedy:audits", "privopt.audit.continuous:audits"),
 )

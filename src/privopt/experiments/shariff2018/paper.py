@@ -127,4 +127,5 @@ PAPER = Paper(
         },
     ),
     check=check,
+    audits=("privopt.audit.tree:audits",),
 )
