@@ -1,0 +1,1 @@
+"""Online learning algorithms (experts, online submodular maximisation, private follow-the-leader)."""

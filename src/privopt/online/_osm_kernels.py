@@ -1,0 +1,441 @@
+"""Numba kernels of online submodular maximisation on coverage streams (full information and bandit).
+
+Spec ``online-submodular-max.md`` §3, §8.  One call runs every replica of one configuration (every
+ε × seed of an (instance, algorithm, k, T)): replica r has its own learning rate ``eta[r]``, its own
+xoshiro256++ stream(s) (``privopt.fastrng``, seeded by the caller from ``privopt.seeding``) and reads
+data stream ``stream_of[r]`` of :class:`privopt.online.coverage.Stream`.  Replicas are independent,
+so a result never depends on which other replicas share the call.
+
+**Expert state.**  Expert i of a replica keeps its cumulative gains ``G[i]`` and weights
+``w[i] = exp(η(G[i] − ref))``, updated multiplicatively (``w ← w·exp(η g)``) and recomputed exactly
+from G every ``refresh`` rounds (≤ 1024, and ≤ 50/η so weights stay below e^50 between refreshes).
+``exp(ηg)`` with ηg ≤ 1/4 is the degree-12 Taylor polynomial (relative error < 3·10⁻¹⁸, below
+float64 rounding; ``math.exp`` otherwise): it vectorises, where a libm call per coordinate would cost
+most of the round.  A draw scans the cumulative weights against ``u·Σw`` (one uniform per draw),
+i.e. samples exactly ``softmax(η G)`` — the exponential mechanism of Hedge (Alg. 1).
+
+**Canonical random-number use** (the plain reference :mod:`privopt.online.osm_reference` consumes
+the same numbers in the same order):
+
+* full information: per round, one uniform per expert i = 1..k, in order;
+* bandit: the *coin* stream gives per round one uniform b (explore iff b < γ) and, when exploring,
+  one uniform for the expert i = ⌊u·k⌋ and one for the item a = ⌊u·n⌋; the *learner* stream gives the
+  k draws of the initial set and of every redraw.  Algorithm 3 and B2-PRESAMPLE given the same coin
+  stream explore at the same rounds.
+
+**Recorded per replica** (full information): total reward ALG; per expert the final G, the realised
+gains Σ_t g_t^i(a_t^i), Σ_t x_tᵀg_t and Σ_t x_tᵀ(g_t²) (x_t = w/Σw before the update: Hedge's played
+distribution, for the pseudo-regret and Thm 3's right-hand side); ALG at checkpoint rounds; the
+played set as a bit mask after round ``tail_from`` (replicas with ``code_row ≥ 0``); optionally every
+draw (tests).  Bandit: ALG, the number of explore rounds M, and the simulator-side true marginal gains
+of the frozen set S'_t in force at each round (for Lemma 2's Σ_i r_i; the learner never sees them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from privopt.fastrng import rng_load, rng_store, rng_uniform_t
+
+__all__ = ["exp_small", "exp_small8", "exp_small4", "exp_tier", "POLY_MAX", "refresh_period", "fi_kernel", "bandit_kernel", "count_explores"]
+
+#: largest η·g evaluated by the polynomial (degree 12: remainder x^13/13!·e^x < 3e-18 at x = 1/4)
+POLY_MAX = 0.25
+_MAX_REFRESH = 1024
+
+
+@numba.njit(cache=True, inline="always")
+def exp_small(x):
+    """exp(x) for 0 ≤ x ≤ 1/4 by its degree-12 Taylor polynomial (Horner; remainder < 3e-18)."""
+    return 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x * (
+        1.0 / 720.0 + x * (1.0 / 5040.0 + x * (1.0 / 40320.0 + x * (1.0 / 362880.0 + x * (
+            1.0 / 3628800.0 + x * (1.0 / 39916800.0 + x * (1.0 / 479001600.0))))))))))))
+
+
+@numba.njit(cache=True, inline="always")
+def exp_small8(x):
+    """exp(x) for 0 ≤ x ≤ 0.05 by its degree-8 Taylor polynomial (remainder < 6e-18)."""
+    return 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x * (
+        1.0 / 720.0 + x * (1.0 / 5040.0 + x * (1.0 / 40320.0))))))))
+
+
+@numba.njit(cache=True, inline="always")
+def exp_small4(x):
+    """exp(x) for 0 ≤ x ≤ 0.001 by its degree-4 Taylor polynomial (remainder < 9e-18)."""
+    return 1.0 + x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0))))
+
+
+@numba.njit(cache=True)
+def exp_tier(eta):
+    """Which evaluation of exp(η g), g ∈ [0, 1], is exact to float64 rounding: 4, 8 or 12 (Taylor
+    degree) or 0 (``math.exp``)."""
+    if eta <= 1e-3:
+        return 4
+    if eta <= 0.05:
+        return 8
+    if eta <= POLY_MAX:
+        return 12
+    return 0
+
+
+@numba.njit(cache=True)
+def refresh_period(eta):
+    """Rounds between exact recomputations of the weights from G (module docstring)."""
+    if eta <= 0.0:
+        return _MAX_REFRESH
+    p = int(50.0 / eta)
+    if p < 1:
+        return 1
+    return min(p, _MAX_REFRESH)
+
+
+@numba.njit(cache=True, inline="always")
+def _refresh(G, w, W, i, n, eta):
+    top = G[i, 0]
+    for a in range(1, n):
+        if G[i, a] > top:
+            top = G[i, a]
+    for a in range(n):
+        w[i, a] = math.exp(eta * (G[i, a] - top))
+    W[i] = _weight_sum(w[i], n)
+
+
+@numba.njit(cache=True, inline="always")
+def _draw(w, W, i, n, u):
+    """Index of the first item whose cumulative weight exceeds u·W[i] (W[i] is summed in another order,
+    so when rounding leaves u·W[i] beyond the scan's total, the last positive item: a shift of the
+    probabilities below 1e-15)."""
+    target = u * W[i]
+    acc = 0.0
+    last = 0
+    for a in range(n):
+        wa = w[i, a]
+        if wa > 0.0:
+            last = a
+        acc += wa
+        if target < acc:
+            return a
+    return last
+
+
+@numba.njit(cache=True, inline="always")
+def _weight_sum(wi, n):
+    """Σ w_i in the order of :func:`_expert_step`."""
+    v0 = v1 = v2 = v3 = 0.0
+    a = 0
+    while a + 4 <= n:
+        v0 += wi[a]
+        v1 += wi[a + 1]
+        v2 += wi[a + 2]
+        v3 += wi[a + 3]
+        a += 4
+    while a < n:
+        v0 += wi[a]
+        a += 1
+    return (v0 + v1) + (v2 + v3)
+
+
+@numba.njit(cache=True, inline="always")
+def _expert_step(Gi, wi, g, n, eta, poly):
+    """One expert's round on gains ``g`` (already added to G_i by the caller): returns (Σ w·g, Σ w·g²,
+    Σ w_new) with the weights *before* the update in the first two, and sets w_i *= exp(η g).  Four interleaved accumulators
+    (a fixed summation order, so the same on every machine) keep the sums off the add latency; the
+    weight update is a loop of its own, which the compiler vectorises."""
+    s0 = s1 = s2 = s3 = 0.0
+    q0 = q1 = q2 = q3 = 0.0
+    a = 0
+    while a + 4 <= n:
+        g0, g1, g2, g3 = g[a], g[a + 1], g[a + 2], g[a + 3]
+        w0, w1, w2, w3 = wi[a], wi[a + 1], wi[a + 2], wi[a + 3]
+        s0 += w0 * g0
+        s1 += w1 * g1
+        s2 += w2 * g2
+        s3 += w3 * g3
+        q0 += w0 * g0 * g0
+        q1 += w1 * g1 * g1
+        q2 += w2 * g2 * g2
+        q3 += w3 * g3 * g3
+        a += 4
+    while a < n:
+        s0 += wi[a] * g[a]
+        q0 += wi[a] * g[a] * g[a]
+        a += 1
+    if eta == 0.0:
+        return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3), _weight_sum(wi, n)
+    if poly == 4:
+        for a in range(n):
+            wi[a] *= exp_small4(eta * g[a])
+    elif poly == 8:
+        for a in range(n):
+            wi[a] *= exp_small8(eta * g[a])
+    elif poly == 12:
+        for a in range(n):
+            wi[a] *= exp_small(eta * g[a])
+    else:
+        for a in range(n):
+            wi[a] *= math.exp(eta * g[a])
+    return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3), _weight_sum(wi, n)
+
+
+@numba.njit(cache=True)
+def fi_kernel(P, types, stream_of, ptr, mix_ids, mix_w, k, T, eta, states, ckpt, tail_from, code_row,
+              alg, G_out, real, xg, xg2, ckpt_out, codes, plays):
+    """Full-information runs (FI-DP, SG-NP, UNIF: Hedge experts fed marginal gains, Alg. 2) of every
+    replica; see the module docstring.  ``types`` is (S, T') for single-type streams, (0, 0) for the
+    mixture stream (``ptr``, ``mix_ids``, ``mix_w``).  ``plays`` is (R, T, k) to record every draw, or
+    (0, 0, 0)."""
+    R = eta.shape[0]
+    n = P.shape[1]
+    mixture = ptr.shape[0] > 0
+    n_ck = ckpt.shape[0]
+    record_plays = plays.shape[0] > 0
+    G = np.zeros((k, n))
+    w = np.ones((k, n))
+    W = np.zeros(k)
+    g = np.zeros(n)
+    mask = np.ones(n)
+    prefix = np.zeros(k, dtype=np.int64)
+    max_pairs = 1
+    if mixture:
+        for t in range(ptr.shape[0] - 1):
+            if ptr[t + 1] - ptr[t] > max_pairs:
+                max_pairs = ptr[t + 1] - ptr[t]
+    Uloc = np.ones(max_pairs)
+    for r in range(R):
+        e = eta[r]
+        poly = exp_tier(e)
+        period = refresh_period(e)
+        s = stream_of[r]
+        st = rng_load(states[r])
+        for i in range(k):
+            for a in range(n):
+                G[i, a] = 0.0
+                w[i, a] = 1.0
+            W[i] = float(n)
+        since = 0
+        total = 0.0
+        c_idx = 0
+        row = code_row[r]
+        for i in range(k):
+            real[r, i] = 0.0
+            xg[r, i] = 0.0
+            xg2[r, i] = 0.0
+        for t in range(T):
+            if mixture:
+                p0 = ptr[t]
+                npair = ptr[t + 1] - p0
+            else:
+                p0 = 0
+                npair = 1
+            for j in range(npair):
+                Uloc[j] = 1.0
+            n_pre = 0
+            for i in range(k):
+                u, st = rng_uniform_t(st)
+                a_i = _draw(w, W, i, n, u)
+                # marginal gains on the prefix of experts 1..i-1 (feed-forward)
+                if mixture:
+                    for a in range(n):
+                        g[a] = 0.0
+                    for j in range(npair):
+                        c = mix_w[p0 + j] * Uloc[j]
+                        m = mix_ids[p0 + j]
+                        for a in range(n):
+                            g[a] += c * P[m, a]
+                    for a in range(n):
+                        g[a] *= mask[a]
+                        G[i, a] += g[a]
+                else:
+                    m = types[s, t]
+                    c = Uloc[0]
+                    for a in range(n):
+                        ga = c * P[m, a] * mask[a]
+                        g[a] = ga
+                        G[i, a] += ga
+                sx, sx2, Wn = _expert_step(G[i], w[i], g, n, e, poly)
+                xg[r, i] += sx / W[i]
+                xg2[r, i] += sx2 / W[i]
+                W[i] = Wn
+                real[r, i] += g[a_i]
+                if record_plays:
+                    plays[r, t, i] = a_i
+                if mask[a_i] != 0.0:
+                    mask[a_i] = 0.0
+                    prefix[n_pre] = a_i
+                    n_pre += 1
+                    if mixture:
+                        for j in range(npair):
+                            Uloc[j] *= 1.0 - P[mix_ids[p0 + j], a_i]
+                    else:
+                        Uloc[0] *= 1.0 - P[types[s, t], a_i]
+            if mixture:
+                reward = 0.0
+                for j in range(npair):
+                    reward += mix_w[p0 + j] * (1.0 - Uloc[j])
+            else:
+                reward = 1.0 - Uloc[0]
+            total += reward
+            if row >= 0 and t >= tail_from:
+                code = 0
+                for q in range(n_pre):
+                    code |= 1 << prefix[q]
+                codes[row, t - tail_from] = code
+            for q in range(n_pre):
+                mask[prefix[q]] = 1.0
+            while c_idx < n_ck and ckpt[c_idx] == t + 1:
+                ckpt_out[r, c_idx] = total
+                c_idx += 1
+            since += 1
+            if since >= period and e > 0.0:
+                for i in range(k):
+                    _refresh(G, w, W, i, n, e)
+                since = 0
+        alg[r] = total
+        for i in range(k):
+            for a in range(n):
+                G_out[r, i, a] = G[i, a]
+        rng_store(states[r], st)
+
+
+@numba.njit(cache=True)
+def count_explores(coin_states, gamma, k, n, T):
+    """Explore rounds M of each replica's coin stream (advances copies the caller passes): the same
+    coin use as :func:`bandit_kernel`, so B2-PRESAMPLE knows M before round 1."""
+    R = gamma.shape[0]
+    M = np.zeros(R, dtype=np.int64)
+    for r in range(R):
+        cst = rng_load(coin_states[r])
+        for t in range(T):
+            b, cst = rng_uniform_t(cst)
+            if b < gamma[r]:
+                M[r] += 1
+                _, cst = rng_uniform_t(cst)
+                _, cst = rng_uniform_t(cst)
+        rng_store(coin_states[r], cst)
+    return M
+
+
+@numba.njit(cache=True)
+def bandit_kernel(P, types, stream_of, k, T, eta, gamma, redraw_always, coin_states, states, ckpt,
+                  alg, M_out, G_true, real_true, G_out, draws_out, explore_rounds, ckpt_out):
+    """Bandit runs (Alg. 3 BanditDP / SG-BANDIT-NP, and B1-NAIVE with ``redraw_always``) of every
+    replica on single-type streams; see the module docstring.
+
+    Explore round: expert i and item a uniform, play the prefix {a^1..a^{i−1}} of the current set plus
+    a, feed expert i the observed value at coordinate a (no importance weighting), then redraw every
+    expert.  Exploit round: play the current set; no update (B1-NAIVE redraws every round anyway).
+    ``explore_rounds`` (R, ≥ M) records the explore rounds when it has columns (tests); ALG after each
+    checkpoint round goes to ``ckpt_out``."""
+    R = eta.shape[0]
+    n = P.shape[1]
+    G = np.zeros((k, n))
+    w = np.ones((k, n))
+    W = np.zeros(k)
+    cur = np.zeros(k, dtype=np.int64)
+    g = np.zeros(n)
+    in_prefix = np.zeros(n, dtype=np.bool_)
+    prefix = np.zeros(k, dtype=np.int64)
+    rec = explore_rounds.shape[1] > 0
+    n_ck = ckpt.shape[0]
+    for r in range(R):
+        e = eta[r]
+        poly = exp_tier(e)
+        period = refresh_period(e)
+        s = stream_of[r]
+        st = rng_load(states[r])
+        cst = rng_load(coin_states[r])
+        for i in range(k):
+            for a in range(n):
+                G[i, a] = 0.0
+                w[i, a] = 1.0
+                G_true[r, i, a] = 0.0
+            W[i] = float(n)
+            real_true[r, i] = 0.0
+        for i in range(k):
+            u, st = rng_uniform_t(st)
+            cur[i] = _draw(w, W, i, n, u)
+        n_draws = 1
+        since = 0
+        total = 0.0
+        M = 0
+        c_idx = 0
+        for t in range(T):
+            m = types[s, t]
+            b, cst = rng_uniform_t(cst)
+            explore = b < gamma[r]
+            # simulator side: true marginals on the prefixes of the frozen set S'_t (Lemma 2)
+            Uq = 1.0
+            n_pre = 0
+            for i in range(k):
+                for a in range(n):
+                    g[a] = Uq * P[m, a]
+                for q in range(n_pre):
+                    g[prefix[q]] = 0.0
+                for a in range(n):
+                    G_true[r, i, a] += g[a]
+                a_i = cur[i]
+                if not in_prefix[a_i]:
+                    real_true[r, i] += Uq * P[m, a_i]
+                    in_prefix[a_i] = True
+                    prefix[n_pre] = a_i
+                    n_pre += 1
+                    Uq *= 1.0 - P[m, a_i]
+            for q in range(n_pre):
+                in_prefix[prefix[q]] = False
+            if explore:
+                ui, cst = rng_uniform_t(cst)
+                ua, cst = rng_uniform_t(cst)
+                ie = int(ui * k)
+                ae = int(ua * n)
+                # played set: the prefix {a^1..a^{ie}} of the current set, plus ae
+                Up = 1.0
+                n_pre = 0
+                for i in range(ie):
+                    a_i = cur[i]
+                    if not in_prefix[a_i]:
+                        in_prefix[a_i] = True
+                        prefix[n_pre] = a_i
+                        n_pre += 1
+                        Up *= 1.0 - P[m, a_i]
+                if not in_prefix[ae]:
+                    Up *= 1.0 - P[m, ae]
+                for q in range(n_pre):
+                    in_prefix[prefix[q]] = False
+                y = 1.0 - Up
+                total += y
+                if rec:
+                    explore_rounds[r, M] = t
+                M += 1
+                G[ie, ae] += y
+                if e > 0.0:
+                    if poly != 0:
+                        w[ie, ae] *= exp_small(e * y)
+                    else:
+                        w[ie, ae] *= math.exp(e * y)
+                    W[ie] = _weight_sum(w[ie], n)
+                    since += 1
+                    if since >= period:
+                        for i in range(k):
+                            _refresh(G, w, W, i, n, e)
+                        since = 0
+            else:
+                total += 1.0 - Uq
+            if explore or redraw_always:
+                for i in range(k):
+                    u, st = rng_uniform_t(st)
+                    cur[i] = _draw(w, W, i, n, u)
+                n_draws += 1
+            while c_idx < n_ck and ckpt[c_idx] == t + 1:
+                ckpt_out[r, c_idx] = total
+                c_idx += 1
+        alg[r] = total
+        M_out[r] = M
+        draws_out[r] = n_draws
+        for i in range(k):
+            for a in range(n):
+                G_out[r, i, a] = G[i, a]
+        rng_store(states[r], st)
+        rng_store(coin_states[r], cst)
