@@ -30,9 +30,25 @@ at most one left-sibling sum per level).  The noise is data-independent, so the 
 keeps the exact prefix sum and the noise sum separately; this is exactly equivalent to storing
 noisy node sums.
 
+This is the one tree of the project; what differs between papers is only the node noise and the
+construction.  Users:
+
+* Shariff & Sheffet (private LinUCB, :mod:`privopt.bandits`): "path", symmetric Gaussian or
+  Wishart nodes (:mod:`privopt.mechanisms.gaussian`, :mod:`privopt.mechanisms.wishart`);
+* Smith & Thakurta (PFTAL, :mod:`privopt.online.tbap`): "dyadic" — the tree-based aggregation
+  protocol (TBAP) of spec online-convex-and-submodular-min.md §2.2 — with ℓ2-Laplace nodes
+  (:mod:`privopt.mechanisms.laplace`).  At item s exactly one node noise is drawn, the one of the
+  node (tz(s), s/2^tz(s) − 1) that completes; item t lies in the noised nodes
+  :func:`dyadic_leaf_nodes` (at most m of them), so node noise calibrated to m·Δ/ε makes the
+  released stream ε-DP.
+
 For numba kernels the module exposes :func:`trailing_zeros`, :func:`path_refresh_top` and
 :func:`path_node_index`; the bandit kernel implements the "path" update with them (spec §3.3,
 including the periodic exact recomputation of the noise sum, see :data:`EXACT_REFRESH_LEVEL`).
+For "dyadic", :func:`dyadic_level` says which level an item completes and
+:func:`dyadic_noise_update` keeps N(s) with the same additions in the same order as
+:meth:`TreeAggregator.noise` (root side first), so a numba kernel and the class give bit-identical
+releases for equal node noises.
 """
 
 from __future__ import annotations
@@ -51,6 +67,10 @@ __all__ = [
     "path_node_index",
     "path_nodes",
     "shared_path_levels",
+    "dyadic_level",
+    "dyadic_noise_update",
+    "dyadic_nodes",
+    "dyadic_leaf_nodes",
     "TreeAggregator",
 ]
 
@@ -111,6 +131,54 @@ def shared_path_levels(s: int, t: int, m: int) -> int:
     Hence Cov(N(s), N(t)) = shared_path_levels(s, t, m) · Cov(η) entrywise.
     """
     return m - min(m, (int(s) ^ int(t)).bit_length())
+
+
+@numba.njit(cache=True, inline="always")
+def dyadic_level(s):
+    """Level tz(s) of the "dyadic" node that completes with item s ≥ 1 (its index is s/2^tz − 1)."""
+    return trailing_zeros(s)
+
+
+@numba.njit(cache=True, inline="always")
+def dyadic_noise_update(eta, partial, s):
+    """Move the "dyadic" noise sum to the release after item s ≥ 1; then N(s) = ``partial[0]``.
+
+    ``eta`` (m, w): ``eta[tz(s)]`` holds the noise just drawn for the node item s completes.
+    ``partial`` (m + 1, w), zero at the start, keeps ``partial[ℓ]`` = the sum of the node noises of
+    the set bits ≥ ℓ of s, added from the highest level down (``partial[m]`` stays 0) — the order of
+    :meth:`TreeAggregator.noise` for "dyadic", so releases are bit-identical to the class's.  Item s
+    changes only the bits ≤ tz(s), so one addition and tz(s) copies (amortised 2 rows) per item,
+    instead of popcount(s) additions.
+    """
+    lv = dyadic_level(s)
+    w = eta.shape[1]
+    for i in range(w):
+        partial[lv, i] = partial[lv + 1, i] + eta[lv, i]
+    for low in range(lv):
+        for i in range(w):
+            partial[low, i] = partial[lv, i]
+
+
+def dyadic_nodes(s: int, m: int) -> list[tuple[int, int]]:
+    """The popcount(s) nodes (ℓ, ⌊s/2^ℓ⌋ − 1), ℓ ascending over the set bits of s, whose union is items 1..s."""
+    return [(level, (s >> level) - 1) for level in range(m) if (s >> level) & 1]
+
+
+def dyadic_leaf_nodes(t: int, n: int) -> list[tuple[int, int]]:
+    """The noised "dyadic" nodes holding item t (1-based) over a horizon of n items.
+
+    Node (ℓ, j) covers items j·2^ℓ + 1 … (j+1)·2^ℓ and is noised when item (j+1)·2^ℓ completes it
+    with tz((j+1)·2^ℓ) = ℓ, i.e. iff j is even and (j+1)·2^ℓ ≤ n.  At most m = tree_levels(n) nodes
+    (exactly m for t = 1 and n a power of two): the count the per-node privacy budget divides by.
+    """
+    if not 1 <= t <= n:
+        raise ValueError(f"need 1 <= t <= n, got t={t}, n={n}")
+    out = []
+    for level in range(tree_levels(n)):
+        j = (t - 1) >> level
+        if j % 2 == 0 and (j + 1) << level <= n:
+            out.append((level, j))
+    return out
 
 
 class TreeAggregator:
@@ -188,8 +256,13 @@ class TreeAggregator:
         return [lv for lv in range(self.m) if (self._count >> lv) & 1]
 
     def _recompute_noise(self) -> np.ndarray:
+        # "path" adds its levels from the leaf up; the dyadic constructions from the root down (the
+        # order in which :func:`dyadic_noise_update` reuses the sums of the unchanged high levels)
+        levels = self._active_levels()
+        if self.construction != "path":
+            levels = levels[::-1]
         total = np.zeros(self.shape)
-        for lv in self._active_levels():
+        for lv in levels:
             total = total + self._eta[lv]
         for p in self._pad:
             total = total + p

@@ -1,1 +1,8 @@
-"""Online learning algorithms (experts, online submodular maximisation, private follow-the-leader)."""
+"""Online learning algorithms (experts, online submodular maximisation, private follow-the-leader).
+
+Private follow-the-approximate-leader (Smith & Thakurta 2013; spec online-convex-and-submodular-min.md):
+``tbap`` (the tree-based aggregation protocol: the dyadic tree of :mod:`privopt.mechanisms.tree` with
+ℓ2-Laplace nodes), ``losses`` (squared and Euclidean distance), ``projections`` (onto a ball),
+``comparators`` (the best fixed decision), ``pftal`` (PFTAL, full information) and ``bandit_pftal``
+(private bandit FTAL).
+"""
