@@ -1,0 +1,238 @@
+"""PFTAL — Private Follow The Approximate Leader (Smith & Thakurta 2013, Alg. 1), full information.
+
+Spec online-convex-and-submodular-min.md §2.3–§2.4.  With z_t the gradient fed to TBAP
+(:mod:`privopt.online.tbap`) and v̂_t its private prefix sum::
+
+    ŵ_1 = 0 (the centre of C)
+    for t = 1..T:  play ŵ_t, pay f_t(ŵ_t); z_t = ∇f_t(ŵ_t) [+ H ŵ_t]; v̂_t = TBAP.add(z_t)
+                   ŵ_{t+1} = Π_C( (1/t) Σ_{τ≤t} ŵ_τ − v̂_t/(H t) )
+
+The last line is exactly argmin_{w∈C} ⟨v̂_t, w⟩ + (H/2) Σ_{τ≤t} ‖w − ŵ_τ‖² (an isotropic quadratic,
+spec A5; ST Alg. 1 line 4 prints ŵ_t for ŵ_{t+1}, spec A4).
+
+* Strongly convex losses (``sc``, H = 1 the loss's own strong convexity): TBAP bound μ = L.
+* General Lipschitz losses (``gc``): PFTAL on h_t = f_t + (H/2)‖w‖², so z_t = ∇f_t(ŵ_t) + Hŵ_t and
+  μ = L + Hρ_C; the update becomes ŵ_{t+1} = Π_C(−(Σ∇f_τ(ŵ_τ) + noise)/(Ht)) (private lazy dual
+  averaging).  H by ``h_rule``: ``hstar`` (spec default, A6) H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)),
+  ℓ = ln T, which minimises 2L²ℓ/H + pL²ℓ^{2.5}/(εH) + HTρ²/2 and is the FTRL rate (L/ρ)√(4ℓ/T) at
+  ε = ∞; ``text`` (ablation) H = p ℓ^{2.5}/(ε√T) as ST's main text writes it (H* at ε = ∞, where the
+  text's H is 0).
+* ε = ∞ is the non-private baseline on the same code path (FTAL = follow the leader for ``sc``).
+
+Every gradient must satisfy ‖z_t‖ ≤ μ (spec A17): the kernel records max_t ‖z_t‖/μ per replica and
+:func:`run_pftal` raises if it exceeds 1 — the bound is never clipped silently.
+
+Two implementations, which agree bit for bit (tests): :func:`pftal_kernel` (numba, one replica after
+the other, no allocation in the loop) and :func:`pftal_numpy` (numpy, vectorised over replicas, the
+tree being :class:`privopt.mechanisms.tree.TreeAggregator`).  A *replica* is one (ε, seed) pair: its
+own H, μ, λ and noise stream (a :class:`privopt.fastrng.FastGenerator` state), and the point stream
+``pts[idx[rows[r]]]`` it shares with the other replicas of its seed (common random numbers).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
+from privopt.mechanisms.tree import TreeAggregator
+from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
+from privopt.online.projections import project_ball, project_ball_inplace
+from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
+
+__all__ = ["H_RULES", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_kernel", "pftal_numpy",
+           "run_pftal", "check_ratios"]
+
+H_RULES = ("hstar", "text")
+#: ‖z_t‖/μ may exceed 1 by rounding only
+RATIO_TOL = 1e-9
+
+
+def _ell(T: int) -> float:
+    return math.log(T)
+
+
+def h_star(T: int, eps: float, p: int, L: float, rho: float) -> float:
+    """H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)), ℓ = ln T (spec §2.4; ε = ∞ drops the privacy term)."""
+    ell = _ell(T)
+    priv = 0.0 if math.isinf(eps) else p * ell**2.5 / eps
+    return (L / rho) * math.sqrt((2.0 / T) * (priv + 2.0 * ell))
+
+
+def h_text(T: int, eps: float, p: int, L: float, rho: float) -> float:
+    """H = p ℓ^{2.5}/(ε√T) (ST §2.1 text; ablation), H*(T, ∞) at ε = ∞."""
+    if math.isinf(eps):
+        return h_star(T, eps, p, L, rho)
+    return p * _ell(T) ** 2.5 / (eps * math.sqrt(T))
+
+
+@dataclass(frozen=True)
+class PFTALSetup:
+    """The constants of one PFTAL replica (what the kernel reads, and what the run tables record)."""
+
+    loss: str
+    T: int
+    p: int
+    eps: float
+    radius: float
+    c_sens: float
+    h_rule: str
+    L: float
+    H: float
+    mu: float
+    K: int
+    lam: float
+    regularised: bool
+
+
+def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c_sens: float = C_SENS,
+                h_rule: str = "hstar") -> PFTALSetup:
+    """H, μ, K and λ of PFTAL for ``loss`` on the ball of radius ρ in R^p, horizon T, privacy ε (math.inf: none)."""
+    if T < 2:
+        raise ValueError(f"T must be >= 2, got {T}")
+    if h_rule not in H_RULES:
+        raise ValueError(f"h_rule must be one of {H_RULES}, got {h_rule!r}")
+    const = loss_constants(loss, radius)
+    L = const["L"]
+    if const["H"] > 0:
+        H, mu, regularised = const["H"], L, False
+    else:
+        H = (h_star if h_rule == "hstar" else h_text)(T, eps, p, L, radius)
+        mu, regularised = L + H * radius, True
+    return PFTALSetup(loss=loss, T=int(T), p=int(p), eps=float(eps), radius=float(radius), c_sens=float(c_sens),
+                      h_rule=h_rule, L=L, H=H, mu=mu, K=tbap_levels(T), lam=tbap_scale(mu, eps, T, c_sens),
+                      regularised=regularised)
+
+
+@numba.njit(cache=True)
+def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, states, cum, max_ratio, wrec):
+    """PFTAL for every replica r: cumulative loss into ``cum[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
+
+    pts (N, p) points; idx (S, ≥T) point indices per seed row; rows (R,) seed row of each replica;
+    kind: loss code; regularised: add H·ŵ_t to the gradient; H, mu, lam (R,); states (R, 4) noise
+    states (advanced in place); wrec (R, T+1, p) receives ŵ_1..ŵ_{T+1}, or has shape (R, 0, p).
+    """
+    R = H.shape[0]
+    p = pts.shape[1]
+    m = 1
+    while (1 << (m - 1)) < T:
+        m += 1
+    w = np.zeros(p)
+    g = np.zeros(p)
+    z = np.zeros(p)
+    S = np.zeros(p)
+    xsum = np.zeros(p)
+    gbuf = np.zeros(p)
+    eta = np.zeros((m, p))
+    partial = np.zeros((m + 1, p))
+    record = wrec.shape[1] > 0
+    for r in range(R):
+        for i in range(p):
+            w[i] = 0.0
+            S[i] = 0.0
+            xsum[i] = 0.0
+        eta[:, :] = 0.0
+        partial[:, :] = 0.0
+        h = H[r]
+        total = 0.0
+        worst = 0.0
+        row = rows[r]
+        for t in range(1, T + 1):
+            if record:
+                for i in range(p):
+                    wrec[r, t - 1, i] = w[i]
+            total += loss_grad_into(kind, w, pts[idx[row, t - 1]], p, g)
+            ss = 0.0
+            for i in range(p):
+                z[i] = g[i] + h * w[i] if regularised else g[i]
+                ss += z[i] * z[i]
+            ratio = math.sqrt(ss) / mu[r]
+            if ratio > worst:
+                worst = ratio
+            tbap_add(states[r], t, p, lam[r], z, xsum, eta, partial, gbuf)
+            for i in range(p):
+                S[i] = S[i] + w[i]
+            for i in range(p):
+                w[i] = S[i] / t - (xsum[i] + partial[0, i]) / (h * t)
+            project_ball_inplace(w, p, radius)
+        if record:
+            for i in range(p):
+                wrec[r, T, i] = w[i]
+        cum[r] = total
+        max_ratio[r] = worst
+
+
+def pftal_numpy(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, gens, record=False):
+    """The numpy reference of :func:`pftal_kernel` (same arithmetic, vectorised over replicas).
+
+    ``gens``: one :class:`~privopt.fastrng.FastGenerator` per replica (advanced): the kernel's numbers
+    exactly; or one numpy ``Generator`` for all replicas: the same law, node noise drawn in bulk
+    (:func:`~privopt.mechanisms.laplace.l2_laplace_rows`; the fast numpy version of the benchmark).
+    Returns ``(cum, max_ratio, wrec)`` with ``wrec`` (R, T+1, p) or None.
+    """
+    H, mu, lam = (np.asarray(a, dtype=np.float64) for a in (H, mu, lam))
+    R, p = H.shape[0], pts.shape[1]
+
+    def sampler(_rng):
+        if isinstance(gens, np.random.Generator):
+            return l2_laplace_rows(gens, p, lam)
+        return np.stack([l2_laplace(gens[r], p, float(lam[r])) for r in range(R)])
+
+    tree = TreeAggregator(T, (R, p), sampler, None, construction="dyadic")
+    w = np.zeros((R, p))
+    S = np.zeros((R, p))
+    total = np.zeros(R)
+    worst = np.zeros(R)
+    wrec = np.zeros((R, T + 1, p)) if record else None
+    for t in range(1, T + 1):
+        if record:
+            wrec[:, t - 1] = w
+        f, g = loss_value_grad(kind, w, pts[idx[rows, t - 1]])
+        total = total + f
+        z = g + H[:, None] * w if regularised else g
+        worst = np.maximum(worst, row_norms(z) / mu)
+        tree.add(z)
+        S = S + w
+        w = project_ball(S / t - tree.release() / (H[:, None] * t), radius)
+    if record:
+        wrec[:, T] = w
+    return total, worst, wrec
+
+
+def check_ratios(max_ratio: np.ndarray, what: str) -> None:
+    """Raise if a fed vector exceeded the TBAP bound μ it was calibrated for (spec A17: never clip silently)."""
+    bad = float(np.max(max_ratio)) if len(max_ratio) else 0.0
+    if bad > 1.0 + RATIO_TOL:
+        raise ValueError(f"{what}: a vector fed to TBAP has norm {bad:.6g} × its bound mu; the noise would not "
+                         "give the claimed privacy")
+
+
+def run_pftal(pts: np.ndarray, idx: np.ndarray, rows, setups, states: np.ndarray, *, record: bool = False) -> dict:
+    """PFTAL (numba) for the replicas ``setups`` (one :class:`PFTALSetup` each, same loss, T, p and ρ).
+
+    Returns ``{"cum_loss": (R,), "max_ratio": (R,), "w": (R, T+1, p) or None}``; raises if a
+    gradient exceeded its TBAP bound.
+    """
+    setups = list(setups)
+    first = setups[0]
+    for s in setups:
+        if (s.loss, s.T, s.p, s.radius, s.regularised) != (first.loss, first.T, first.p, first.radius, first.regularised):
+            raise ValueError("all replicas of one call must share loss, T, p and the radius")
+    pts = np.ascontiguousarray(pts, dtype=np.float64)
+    if pts.shape[1] != first.p:
+        raise ValueError(f"points have dimension {pts.shape[1]}, the setup says p = {first.p}")
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    if idx.shape[1] < first.T:
+        raise ValueError(f"the point streams have {idx.shape[1]} rounds, need T = {first.T}")
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    R = len(setups)
+    cum, ratio = np.zeros(R), np.zeros(R)
+    wrec = np.zeros((R, first.T + 1 if record else 0, first.p))
+    pftal_kernel(pts, idx, rows, loss_code(first.loss), first.regularised, first.T,
+                 np.array([s.H for s in setups]), np.array([s.mu for s in setups]),
+                 np.array([s.lam for s in setups]), first.radius, states, cum, ratio, wrec)
+    check_ratios(ratio, f"PFTAL ({first.loss}, T = {first.T}, p = {first.p})")
+    return {"cum_loss": cum, "max_ratio": ratio, "w": wrec if record else None}
