@@ -105,7 +105,8 @@ def _cluster_profile(work: Path) -> Path:
 def _tables(work: Path) -> dict[str, Path]:
     """Every result table, claims file and per-job run file, by path relative to the workdir."""
     found = {}
-    for pattern in ("results/*/tables/*", "results/claims/*.csv", "results/*/runs/**/*.parquet"):
+    for pattern in ("results/*/tables/*.csv", "results/*/tables/*.parquet", "results/claims/*.csv",
+                    "results/audit/*.csv", "results/*/runs/**/*.parquet"):
         for path in work.glob(pattern):
             if path.is_file():
                 found[str(path.relative_to(work))] = path
