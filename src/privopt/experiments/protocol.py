@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from privopt.experiments.errors import ConfigError
+
 __all__ = [
     "ConfigError",
     "Instance",
@@ -54,10 +56,6 @@ Point = dict[str, Any]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
-
-
-class ConfigError(ValueError):
-    """A config value that cannot be run; the message names the config key (``paper.section.key``)."""
 
 
 # ----------------------------------------------------------------------------- paths and seeds

@@ -31,7 +31,7 @@ import pandas as pd
 
 from privopt import seeding
 from privopt.data import geometry
-from privopt.experiments.protocol import ConfigError
+from privopt.experiments.errors import ConfigError
 from privopt.mechanisms import accounting
 from privopt.submodular.continuous_greedy import private_continuous_greedy
 from privopt.submodular.greedy import greedy, private_greedy, random_basis
