@@ -14,7 +14,7 @@ from privopt.online.coverage import Stream
 from privopt.online.osm_enumeration import TPRIV, output_law, tpriv_functions, tpriv_row
 from privopt.online.osm_privacy import (advanced_composition, bandit_tail, eps_cert, is_certified, log10_binom_tail,
                                         nominal_eps)
-from privopt.online.submodular_max import run_full_information, states_from
+from privopt.online.submodular_max import run_full_information
 
 ETAS = (0.05, 0.2, 0.5, 1.0)
 
@@ -63,10 +63,9 @@ def test_the_kernel_samples_the_enumerated_law(neighbour):
     sequences with the enumerated probabilities (chi-square over all 6561 sequences, fixed seeds)."""
     eta = 0.5
     P, stream = _tpriv_stream(neighbour)
-    R = 120_000
-    runs = run_full_information(P, stream, TPRIV["k"], TPRIV["T"], np.full(R, eta),
-                                states_from([np.random.SeedSequence([61, int(neighbour), r]) for r in range(R)]),
-                                record_plays=True)
+    R = 100_000
+    states = np.random.default_rng([61, int(neighbour)]).integers(1, 2**63, (R, 4), dtype=np.uint64)
+    runs = run_full_information(P, stream, TPRIV["k"], TPRIV["T"], np.full(R, eta), states, record_plays=True)
     index = np.zeros(R, dtype=np.int64)
     for t in range(TPRIV["T"]):
         for i in range(TPRIV["k"]):

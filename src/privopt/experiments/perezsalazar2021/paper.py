@@ -1,0 +1,236 @@
+"""Perez-Salazar & Cummings (2021): the declaration the workflow reads.
+
+The paper proves regret bounds and draws nothing; every figure here is an *illustration of its
+theorems*, designed in spec ``shared/specs/online-submodular-max.md`` §6 (F1–F8).  Five experiments:
+
+* ``fi`` — full information on SYN-CLICK (Figures 1–3): groups ``syn`` (k = 3 over the T grid), ``collapse``
+  (other k over the T grid), ``kscan`` (k sweep at one T), ``nscan`` (ln n sweep on SYN-CLICK-PAD);
+* ``uber`` — the Uber pickups (Figure 1 row 2, Figure 4): groups ``fi`` (T grid), ``anytime`` (one run
+  per algorithm, checkpoints, modal sets, the map), ``granularity`` (per-window against per-pickup privacy);
+* ``bandit`` — Figures 5–6: groups ``s1``, ``s2`` (BanditDP, SG-BANDIT-NP, full-information references)
+  and ``variants`` (App. B: B1-NAIVE, B2-PRESAMPLE);
+* ``cont`` — Figure 7 (Algorithm 4 on the multilinear extension);
+* ``privacy`` — Figure 8 (certified ε, the exact T-PRIV table).
+
+A point is a group; a run job is a group × a block of seeds.  Privacy checks: the exact T-PRIV
+enumeration (experiment ``privacy``, claim C8.2, with a planted bug, C8.3) and the black-box audits of
+:mod:`.audits` (FI-DP's kernel and Algorithm 4's, each with a planted bug).  The config section is
+``perezsalazar2021`` (``workflow/schemas/perezsalazar2021.schema.yaml``).
+"""
+
+from __future__ import annotations
+
+from privopt.experiments.perezsalazar2021 import cost
+from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+
+KEY = "perezsalazar2021"
+MOD = f"privopt.experiments.{KEY}"
+FI_GROUPS = ("syn", "collapse", "kscan", "nscan")
+UBER_GROUPS = ("fi", "anytime", "granularity")
+BANDIT_GROUPS = ("s1", "s2", "variants")
+CONT_GROUPS = ("sweep", "ablation")
+ILLUSTRATION = ("(none: the paper has no figures.) Illustration of the paper's theorems, not a figure of the "
+                "paper; designed in spec online-submodular-max.md §6.")
+
+#: the instance each fi group runs on (SYN-CLICK-PAD pads the s2 instance, spec §5.3)
+FI_INSTANCE = {"syn": "main", "collapse": "main", "kscan": "main", "nscan": "s2"}
+
+
+def _groups(section, experiment: str, names) -> list[dict]:
+    cfg = section[experiment]
+    return [{"group": g} for g in names if cfg.get(g) is not None]
+
+
+def _fi_settings(section, point):
+    g = point["group"]
+    return {"delta": section["delta"], "instance": section["syn"][FI_INSTANCE[g]], "group": section["fi"][g]}
+
+
+def _uber_settings(section, point):
+    u = section["uber"]
+    return {"delta": section["delta"], "instance": {"grid": u["grid"], "radius_km": u["radius_km"]},
+            "group": u[point["group"]]}
+
+
+def _uber_instance_settings(section):
+    """What the Uber instance build reads: the candidates, the windows, and the horizons to check
+    against the pickups in the box (named by their config keys)."""
+    u = section["uber"]
+    horizons = {}
+    if u.get("fi") is not None:
+        horizons[f"{KEY}.uber.fi.T"] = list(u["fi"]["T"])
+    for g in ("anytime", "granularity"):
+        if u.get(g) is not None and u[g]["T_pick"] is not None:
+            horizons[f"{KEY}.uber.{g}.T_pick"] = [u[g]["T_pick"]]
+    return {"grid": u["grid"], "radius_km": u["radius_km"], "windows": list(u["windows"]), "horizons": horizons}
+
+
+def _bandit_settings(section, point):
+    b = section["bandit"]
+    g = b[point["group"]]
+    return {"delta": section["delta"], "T": b["T"], "c_gamma": b["c_gamma"], "runs": b["runs"],
+            "instance": section["syn"][g["instance"]], "group": g}
+
+
+def _cont_settings(section, point):
+    c = section["cont"]
+    return {"delta": section["delta"], "instance": section["syn"]["main"], "runs": c["runs"], "c_H": c["c_H"],
+            "group": c[point["group"]]}
+
+
+def _privacy_settings(section, point):
+    p = section["privacy"]
+    return {"delta": section["delta"], "group": p["cert"], "tpriv": p["tpriv"]}
+
+
+def _max_runs(cfgs) -> int:
+    return max([int(c["runs"]) for c in cfgs if c is not None] or [1])
+
+
+def check(section) -> None:
+    """Cross-key checks the schema cannot express (raised before any job is planned)."""
+    syn = section["syn"]
+    for g in FI_GROUPS:
+        cfg = section["fi"].get(g)
+        if cfg is None:
+            continue
+        n = syn[FI_INSTANCE[g]]["n"]
+        ks = [cfg["k"]] if "k" in cfg else cfg["ks"]
+        if g == "nscan":
+            small = [v for v in cfg["ns"] if v < n]
+            if small:
+                raise ConfigError(f"config key {KEY}.fi.nscan.ns: n = {small} below the {n} products of "
+                                  f"{KEY}.syn.s2 that SYN-CLICK-PAD pads")
+            n = min(cfg["ns"])
+        big = [k for k in ks if k > n]
+        if big:
+            raise ConfigError(f"config key {KEY}.fi.{g}.{'k' if 'k' in cfg else 'ks'}: k = {big} exceeds |U| = {n}")
+    u = section["uber"]
+    n_cand = u["grid"] ** 2
+    for g in UBER_GROUPS:
+        cfg = u.get(g)
+        if cfg is None:
+            continue
+        if cfg["k"] > n_cand:
+            raise ConfigError(f"config key {KEY}.uber.{g}.k: k = {cfg['k']} exceeds the {n_cand} candidate locations "
+                              f"({KEY}.uber.grid = {u['grid']})")
+    gran = u.get("granularity")
+    if gran is not None:
+        unknown = [w for w in gran["units"] if w != "pick" and int(w) not in u["windows"]]
+        if unknown:
+            raise ConfigError(f"config key {KEY}.uber.granularity.units: windows {unknown} are not in "
+                              f"{KEY}.uber.windows = {u['windows']}")
+    for g in BANDIT_GROUPS:
+        cfg = section["bandit"].get(g)
+        if cfg is None:
+            continue
+        n = syn[cfg["instance"]]["n"]
+        if cfg["k"] > n:
+            raise ConfigError(f"config key {KEY}.bandit.{g}.k: k = {cfg['k']} exceeds |U| = {n} of "
+                              f"{KEY}.syn.{cfg['instance']}")
+    cont = section["cont"]
+    if cont.get("sweep") is not None and cont["sweep"]["k"] > syn["main"]["n"]:
+        raise ConfigError(f"config key {KEY}.cont.sweep.k: k = {cont['sweep']['k']} exceeds |U| = {syn['main']['n']}")
+
+
+PAPER = Paper(
+    key=KEY,
+    title="Differentially Private Online Submodular Maximization",
+    authors="Sebastian Perez-Salazar, Rachel Cummings",
+    venue="AISTATS 2021 (PMLR 130); the figures are new illustrations of its theorems",
+    spec="shared/specs/online-submodular-max.md",
+    short="Perez-Salazar & Cummings 2021",
+    instances=(
+        Instance("uber", build=f"{MOD}.uber:build",
+                 outputs=("pick.parquet", "windows.parquet", "signatures.parquet", "instance.json"),
+                 settings=_uber_instance_settings, uses_uber=True),
+    ),
+    experiments=(
+        Experiment(
+            name="fi", label="Perez-Salazar & Cummings F1–F3 (full information, SYN-CLICK)",
+            points=lambda section: _groups(section, "fi", FI_GROUPS),
+            settings=_fi_settings,
+            seeds=lambda section: (_max_runs(section["fi"].get(g) for g in FI_GROUPS), section["seeds_per_job"]),
+            run=f"{MOD}.runs:fi_job", tables=f"{MOD}.tables:fi_tables",
+            table_files=(Table("fi.csv"), Table("fi_runs.parquet"), Table("fi_breakeven.csv")),
+            cost=lambda settings, point, n: cost.job_seconds("fi", settings, point, n),
+        ),
+        Experiment(
+            name="uber", label="Perez-Salazar & Cummings F1 row 2, F4 (Uber pickups)",
+            points=lambda section: _groups(section, "uber", UBER_GROUPS),
+            settings=_uber_settings,
+            seeds=lambda section: (_max_runs(section["uber"].get(g) for g in UBER_GROUPS), section["seeds_per_job"]),
+            run=f"{MOD}.runs:uber_job", instances=("uber",),
+            outputs={"runs": "", "curves": ".curves", "map": ".map"},
+            tables=f"{MOD}.tables:uber_tables",
+            table_files=(Table("uber.csv"), Table("uber_runs.parquet"), Table("f4a.csv"), Table("f4b.csv"),
+                         Table("f4c.csv")),
+            cost=lambda settings, point, n: cost.job_seconds("uber", settings, point, n),
+        ),
+        Experiment(
+            name="bandit", label="Perez-Salazar & Cummings F5–F6 (bandit feedback)",
+            points=lambda section: _groups(section, "bandit", BANDIT_GROUPS),
+            settings=_bandit_settings,
+            seeds=lambda section: (section["bandit"]["runs"], section["seeds_per_job"]),
+            run=f"{MOD}.runs:bandit_job", tables=f"{MOD}.tables:bandit_tables",
+            table_files=(Table("bandit.csv"), Table("bandit_runs.parquet"), Table("f6_tail.csv", float_format="%.8g")),
+            table_settings=lambda section: {"T": section["bandit"]["T"], "c_gamma": section["bandit"]["c_gamma"],
+                                            "k": section["bandit"]["s2"]["k"] if section["bandit"].get("s2") else 2,
+                                            "delta": section["delta"]},
+            cost=lambda settings, point, n: cost.job_seconds("bandit", settings, point, n),
+        ),
+        Experiment(
+            name="cont", label="Perez-Salazar & Cummings F7 (Algorithm 4)",
+            points=lambda section: _groups(section, "cont", CONT_GROUPS),
+            settings=_cont_settings,
+            seeds=lambda section: (section["cont"]["runs"], section["seeds_per_job"]),
+            run=f"{MOD}.runs:cont_job", tables=f"{MOD}.tables:cont_tables",
+            table_files=(Table("cont.csv"), Table("cont_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("cont", settings, point, n),
+        ),
+        Experiment(
+            name="privacy", label="Perez-Salazar & Cummings F8 (privacy bookkeeping, T-PRIV)",
+            points=lambda section: [{}],
+            settings=_privacy_settings,
+            seeds=lambda section: (1, 1),
+            run=f"{MOD}.runs:privacy_job", outputs={"runs": "", "tpriv": ".tpriv"},
+            tables=f"{MOD}.tables:privacy_tables",
+            table_files=(Table("f8_cert.csv"), Table("tpriv.csv", float_format="%.12g")),
+            cost=lambda settings, point, n: 2.0,
+        ),
+    ),
+    figures=(
+        Figure("f1", title="F1 — full information: regret against horizon (Thm 6; illustration, not in the paper)",
+               original_caption=ILLUSTRATION, inputs={"fi": "fi", "uber": "uber"},
+               params=lambda section: {"delta": section["delta"], "eps_plot": section["plot"]["f1_eps"]}),
+        Figure("f2", title="F2 — collapse onto the effective budget u = ε√T/k² (Thm 6; illustration)",
+               original_caption=ILLUSTRATION, inputs={"fi": "fi", "uber": "uber", "breakeven": "fi_breakeven"},
+               params=lambda section: {"delta": section["delta"], "breakeven_eps": section["plot"]["f2_breakeven_eps"]}),
+        Figure("f3", title="F3 — scaling in ε, k and ln n at fixed T (Thm 6; illustration)",
+               original_caption=ILLUSTRATION, inputs={"fi": "fi"},
+               params=lambda section: {"delta": section["delta"]}),
+        Figure("f4", title="F4 — Uber pickups: privacy–utility, the map, and the privacy unit (illustration)",
+               original_caption=ILLUSTRATION, inputs={"uber": "uber", "curves": "f4a", "map": "f4b", "phi": "f4c"},
+               params=lambda section: {"delta": section["delta"]}),
+        Figure("f5", title="F5 — bandit feedback: regret against horizon (Thms 7–8; illustration)",
+               original_caption=ILLUSTRATION, inputs={"bandit": "bandit"},
+               params=lambda section: {"delta": section["delta"]}),
+        Figure("f6", title="F6 — why Algorithm 3 updates only after exploration rounds (App. B; illustration)",
+               original_caption=ILLUSTRATION, inputs={"bandit": "bandit", "tail": "f6_tail"},
+               params=lambda section: {"delta": section["delta"]}),
+        Figure("f7", title="F7 — the continuous extension, Algorithm 4 (Thm 9; illustration)",
+               original_caption=ILLUSTRATION, inputs={"cont": "cont"},
+               params=lambda section: {"delta": section["delta"]}),
+        Figure("f8", title="F8 — privacy bookkeeping: certified against nominal ε, and T-PRIV (illustration)",
+               original_caption=ILLUSTRATION, inputs={"cert": "f8_cert", "tpriv": "tpriv"},
+               params=lambda section: {"delta": section["delta"]}),
+    ),
+    claims=Claims(
+        evaluate=f"{MOD}.claims:evaluate",
+        inputs=("fi", "fi_runs", "fi_breakeven", "uber", "uber_runs", "f4c", "bandit", "bandit_runs", "f6_tail", "cont", "cont_runs",
+                "f8_cert", "tpriv"),
+        settings=lambda section: {"delta": section["delta"]},
+    ),
+    audits=(f"{MOD}.audits:audits",),
+    check=check,
+)

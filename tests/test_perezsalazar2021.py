@@ -1,0 +1,333 @@
+"""Perez-Salazar & Cummings (2021) as a paper of the pipeline: its instances, the config checks that name their
+key before any job, determinism of the run jobs, the tables, and the claims in their outcomes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.perezsalazar2021 import claims as pc
+from privopt.experiments.perezsalazar2021 import runs, syn, tables
+from privopt.experiments.perezsalazar2021.paper import PAPER
+from privopt.experiments.protocol import ConfigError
+from privopt.online.coverage_offline import exact_opt, uniform_value
+from workflow_runs import REPO, SUBSET, SUBSET_SHA256, copy_workflow, needs_subset, snakemake
+
+SCHEMA = str(REPO / "workflow/schemas/perezsalazar2021.schema.yaml")
+
+
+def section(**override) -> dict:
+    """The quick config section (config/config.yaml) with ``override`` merged in, validated."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())["perezsalazar2021"]
+    update_config(config, override)
+    validate(config, SCHEMA, set_default=True)
+    return config
+
+
+# ----------------------------------------------------------------------------- instances
+
+
+@pytest.mark.parametrize("name, k, opt, unif", [("main", 3, 0.56, 0.23), ("s2", 2, 0.60, None), ("s1", 1, 0.44, 0.29)])
+def test_syn_click_instances_have_the_specs_values(name, k, opt, unif):
+    """OPT/T and UNIF/T of the expected stream (counts ∝ pi) against spec §5.3's prototype numbers."""
+    spec = section()["syn"][name]
+    pi, P = syn.instance_matrix(spec)
+    assert P.shape == (spec["M"], spec["n"]) and ((P == spec["p_base"]).sum(axis=1) == spec["n"] - spec["L"]).all()
+    assert exact_opt(P, pi, k)[0][0] == pytest.approx(opt, abs=0.01)
+    if unif is not None:
+        assert uniform_value(P, pi, k)[0] == pytest.approx(unif, abs=0.01)
+
+
+def test_type_streams_are_prefixes_and_keyed_by_instance_and_seed():
+    spec = section()["syn"]["main"]
+    pi, _ = syn.instance_matrix(spec)
+    long, short = syn.type_stream(pi, 5000, spec, 3), syn.type_stream(pi, 700, spec, 3)
+    np.testing.assert_array_equal(long[:700], short)
+    assert not np.array_equal(syn.type_stream(pi, 700, spec, 4), short)
+    # the frequencies follow pi
+    freq = np.bincount(long, minlength=pi.size) / long.size
+    assert np.abs(freq - pi).max() < 5 * math.sqrt(0.25 / long.size)
+
+
+def test_padded_instance_keeps_the_real_products_and_their_optimum():
+    spec = section()["syn"]["s2"]
+    pi, P = syn.instance_matrix(spec)
+    Q = syn.padded(P, 100, spec["p_base"])
+    assert Q.shape == (P.shape[0], 100) and (Q[:, 10:] == spec["p_base"]).all()
+    assert exact_opt(Q, pi, 3)[0][0] == pytest.approx(exact_opt(P, pi, 3)[0][0], rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def uber_instance(tmp_path_factory):
+    if not SUBSET.exists():
+        pytest.skip(f"shared data subset not found at {SUBSET}")
+    from privopt.data.uber import read_pickups
+    from privopt.experiments.perezsalazar2021 import uber
+    from privopt.io import write_output, write_parquet
+
+    d = tmp_path_factory.mktemp("uber")
+    write_parquet(read_pickups(SUBSET), d / "pickups.parquet")
+    made = uber.build("uber", {"grid": 6, "radius_km": 1.0, "windows": [60], "horizons": {}},
+                      {"pickups": str(d / "pickups.parquet")})
+    for name, obj in made.items():
+        write_output(obj, d / name)
+    return d, made
+
+
+def test_uber_pick_on_the_subset(uber_instance):
+    from privopt.experiments.perezsalazar2021.uber import load
+    from privopt.online.coverage import type_totals
+
+    d, made = uber_instance
+    meta = made["instance.json"]
+    # spec §5.1 subset numbers: 83,834 pickups in the box, 78 signatures, OPT/T = G/T = 0.333 at k = 3
+    assert meta["T_max"] == 83_834 and meta["signatures"] == 78 and meta["n"] == 36
+    inst = load(d)
+    stream = inst.pick_stream()
+    opt, _ = exact_opt(inst.P, type_totals(stream, inst.P.shape[0], [stream.length]), 3)
+    assert opt[0] / stream.length == pytest.approx(0.333, abs=0.001)
+    win = inst.window_stream(60)
+    assert win.length == meta["windows"]["60"]["T"] == 716
+    np.testing.assert_allclose(np.add.reduceat(win.weights, win.ptr[:-1]), 1.0)
+    # the box's pickups are time-sorted globally: the first signatures come from several bases
+    assert meta["first"] <= meta["last"]
+
+
+def test_uber_horizon_beyond_the_pickups_is_refused_naming_the_key(uber_instance):
+    from privopt.experiments.perezsalazar2021 import uber
+
+    d, _ = uber_instance
+    with pytest.raises(ConfigError, match=r"perezsalazar2021\.uber\.fi\.T.*100000.*83,834"):
+        uber.build("uber", {"grid": 6, "radius_km": 1.0, "windows": [60],
+                            "horizons": {"perezsalazar2021.uber.fi.T": [1000, 100000]}},
+                   {"pickups": str(d / "pickups.parquet")})
+
+
+# ----------------------------------------------------------------------------- config checks
+
+
+@pytest.mark.parametrize("override, key", [
+    ({"fi": {"syn": {"k": 31}}}, "perezsalazar2021.fi.syn.k"),
+    ({"fi": {"kscan": {"ks": [1, 40]}}}, "perezsalazar2021.fi.kscan.ks"),
+    ({"fi": {"nscan": {"ns": [5, 30]}}}, "perezsalazar2021.fi.nscan.ns"),
+    ({"uber": {"anytime": {"k": 37}}}, "perezsalazar2021.uber.anytime.k"),
+    ({"uber": {"granularity": {"units": ["15", "pick"]}}}, "perezsalazar2021.uber.granularity.units"),
+    ({"bandit": {"s1": {"k": 6}}}, "perezsalazar2021.bandit.s1.k"),
+])
+def test_cross_key_checks_name_the_key(override, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        PAPER.check(section(**override))
+
+
+@pytest.mark.parametrize("override, key", [
+    ({"fi": {"syn": {"eps": [0.0, 1.0]}}}, "eps"),
+    ({"bandit": {"s2": {"eps": [-1]}}}, "eps"),
+    ({"delta": 1.0}, "delta"),
+    ({"fi": {"syn": {"T": [1]}}}, "T"),
+])
+def test_schema_rejects_bad_values_naming_the_key(override, key):
+    with pytest.raises(Exception, match=key):
+        section(**override)
+
+
+def test_shipped_configs_plan_every_group():
+    from snakemake.utils import update_config
+
+    for name in ("config.yaml", "smoke.yaml", "paper.yaml"):
+        config = yaml.safe_load((REPO / "config/config.yaml").read_text())["perezsalazar2021"]
+        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()).get("perezsalazar2021", {}))
+        validate(config, SCHEMA, set_default=True)
+        PAPER.check(config)
+        jobs = list(PAPER.run_jobs(config))
+        assert {(j.experiment, j.point.get("group")) for j in jobs} == {
+            ("fi", "syn"), ("fi", "collapse"), ("fi", "kscan"), ("fi", "nscan"), ("uber", "fi"),
+            ("uber", "anytime"), ("uber", "granularity"), ("bandit", "s1"), ("bandit", "s2"),
+            ("bandit", "variants"), ("cont", "sweep"), ("cont", "ablation"), ("privacy", None)}, name
+
+
+@pytest.mark.slow
+@needs_subset
+def test_bad_inputs_fail_before_any_run_job(tmp_path):
+    """k > |U| stops the dry run naming the key (ε ≤ 0 takes the same path through the schema: see
+    test_schema_rejects_bad_values_naming_the_key); a horizon beyond the pickups stops the Uber instance job
+    (before any Uber run job: they all depend on it), naming the key."""
+    work = copy_workflow(tmp_path / "wf")
+    data = ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
+    for override, key in (({"fi": {"syn": {"k": 40}}}, "perezsalazar2021.fi.syn.k"),):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump({"perezsalazar2021": override}))
+        proc = snakemake(work, "-n", "perezsalazar2021", "--configfile", "config/smoke.yaml", str(bad), *data,
+                         check=False)
+        assert proc.returncode != 0 and key in proc.stdout + proc.stderr and "Job stats" not in proc.stdout
+    bad = tmp_path / "long.yaml"
+    bad.write_text(yaml.safe_dump({"perezsalazar2021": {"uber": {"fi": {"T": [1000, 200000]}}}}))
+    proc = snakemake(work, "--cores", "1", "results/perezsalazar2021/tables/uber.csv",
+                     "--configfile", "config/smoke.yaml", str(bad), *data, check=False)
+    assert proc.returncode != 0
+    log = (work / "logs/perezsalazar2021/instances/uber.log").read_text()
+    assert "perezsalazar2021.uber.fi.T" in log and "200000" in log
+    assert not list((work / "results/perezsalazar2021").glob("runs/uber/**/*.parquet"))
+
+
+# ----------------------------------------------------------------------------- runs and tables
+
+
+def _small_fi_section():
+    return section(fi={"syn": {"T": [300, 1000], "eps": [1, 100], "runs": 3}})
+
+
+def test_fi_job_is_deterministic_whatever_the_seed_blocks():
+    sec = _small_fi_section()
+    exp = PAPER.experiment("fi")
+    point = {"group": "syn"}
+    settings = exp.settings(sec, point)
+    whole = exp.execute(point, settings, [0, 1, 2], {})["runs"]
+    parts = pd.concat([exp.execute(point, settings, [s], {})["runs"] for s in (2, 0, 1)], ignore_index=True)
+    key = ["algo", "eps", "T", "seed"]
+    a = whole.drop(columns="wall_s").sort_values(key, na_position="first").reset_index(drop=True)
+    b = parts.drop(columns="wall_s").sort_values(key, na_position="first").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    # seeds beyond the group's runs are skipped
+    assert exp.execute(point, settings, [3, 4], {})["runs"].empty
+
+
+def test_fi_tables_summarise_every_configuration():
+    sec = _small_fi_section()
+    exp = PAPER.experiment("fi")
+    frames = {"runs": exp.execute({"group": "syn"}, exp.settings(sec, {"group": "syn"}), [0, 1, 2], {})["runs"]}
+    made = exp.make_tables(frames, {})
+    t = made["fi"]
+    # 2 horizons × (2 ε + SG-NP + UNIF), 3 seeds each; SEM is sd/√N
+    assert len(t) == 8 and (t["N"] == 3).all()
+    runs_ = made["fi_runs"]
+    one = runs_[(runs_["algo"] == "FI-DP") & (runs_["eps"] == 100.0) & (runs_["T"] == 1000)]
+    row = t[(t["algo"] == "FI-DP") & (t["eps"] == 100.0) & (t["T"] == 1000)].iloc[0]
+    assert row["sum_r"] == pytest.approx(one["sum_r"].mean())
+    assert row["sum_r_sem"] == pytest.approx(one["sum_r"].std(ddof=1) / math.sqrt(3))
+    assert (runs_["hedge_ok"]).all() and (runs_["R"] <= runs_["sum_r_weighted"] + 1e-9).all()
+    assert set(made["fi_breakeven"].columns) >= {"k", "eps", "T_star", "u_star"}
+
+
+def test_bandit_job_rows_satisfy_lemma2_and_the_exploration_law():
+    sec = section(bandit={"T": [2000, 5000], "runs": 2, "s1": {"eps": [50]}})
+    exp = PAPER.experiment("bandit")
+    rows = exp.execute({"group": "s1"}, exp.settings(sec, {"group": "s1"}), [0, 1], {})["runs"]
+    b = rows[rows["feedback"] == "bandit"]
+    assert set(b["algo"]) == {"BanditDP", "SG-BANDIT-NP"}
+    assert (b["R"] <= b["sum_r"] + b["M"] + 1e-9).all()
+    assert ((b["M"] - b["gamma"] * b["T"]).abs() <= 5 * np.sqrt(b["gamma"] * (1 - b["gamma"]) * b["T"])).all()
+    assert (b["M"] == b["M_pre"]).all()  # the explore counts known beforehand (B2) are the ones that happen
+    # all algorithms of a seed share the explore coins
+    assert b.groupby(["T", "seed"])["M"].nunique().max() == 1
+
+
+def test_privacy_job_tables():
+    exp = PAPER.experiment("privacy")
+    sec = section()
+    frames = exp.execute({}, exp.settings(sec, {}), [0], {})
+    made = exp.make_tables(frames, {})
+    cert = made["f8_cert"]
+    fi3 = cert[(cert["algo"] == "FI-DP") & (cert["k"] == 3)]
+    # certified up to ≈ 4k ln(k/δ) ≈ 180 at k = 3, δ = 1e-6
+    limit = fi3.loc[fi3["certified"], "eps_nominal"].max()
+    assert 100 < limit < 250
+    tp = made["tpriv"]
+    assert len(tp) == 14 and set(tp["variant"]) == {"as implemented", "planted bug: gains x3"}
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def _claim(cid, tabs):
+    rows = pc.CLAIMS.evaluate_one(cid, tabs, {"delta": 1e-6})
+    return {r.verdict for r in rows}, rows
+
+
+def test_no_claim_is_reproduced_on_nothing():
+    rows = pc.evaluate({}, {"delta": 1e-6})
+    assert [r.claim for r in rows] == pc.CLAIMS.ids and {r.verdict for r in rows} == {NOT_EVALUATED}
+
+
+def _breakeven(rows):
+    return {"fi_breakeven": pd.DataFrame(rows, columns=["group", "k", "eps", "T_star", "u_star", "T_min", "T_max"])}
+
+
+def test_breakeven_claims_in_each_outcome():
+    # T* ∝ ε^-2 and equal u*: both hold
+    good = _breakeven([("syn", 3, 10.0, 4e4, 6.0, 1e3, 1e6), ("syn", 3, 20.0, 1e4, 6.0, 1e3, 1e6),
+                       ("syn", 3, 40.0, 2.5e3, 6.0, 1e3, 1e6)])
+    assert _claim("C2.3", good)[0] == {REPRODUCED} and _claim("C2.4", good)[0] == {REPRODUCED}
+    # u* a factor 3 apart, T* ∝ ε^-1
+    bad = _breakeven([("syn", 3, 10.0, 4e4, 3.0, 1e3, 1e6), ("syn", 3, 20.0, 2e4, 9.0, 1e3, 1e6)])
+    assert _claim("C2.3", bad)[0] == {NOT_REPRODUCED} and _claim("C2.4", bad)[0] == {NOT_REPRODUCED}
+    none = _breakeven([("syn", 3, 10.0, np.nan, np.nan, 1e3, 1e4)])
+    assert _claim("C2.3", none)[0] == {NOT_EVALUATED} and _claim("C2.4", none)[0] == {NOT_EVALUATED}
+
+
+def _tpriv(scale_bug_ratio, ok_ratio):
+    rows = []
+    for variant, ratio in (("as implemented", ok_ratio), ("planted bug: gains x3", scale_bug_ratio)):
+        rows.append({"variant": variant, "rate": "fixed", "eta": 0.2, "eps_nominal": np.nan, "sum_P": 1.0,
+                     "sum_P_prime": 1.0, "max_log_ratio": ratio, "pure_bound": 1.6, "delta_at_eps": np.nan})
+        rows.append({"variant": variant, "rate": "paper", "eta": 0.01, "eps_nominal": 1.0, "sum_P": 1.0,
+                     "sum_P_prime": 1.0, "max_log_ratio": 0.04, "pure_bound": 0.08, "delta_at_eps": 0.0})
+    return {"tpriv": pd.DataFrame(rows)}
+
+
+def test_tpriv_claims_in_each_outcome():
+    assert _claim("C8.2", _tpriv(2.8, 0.84))[0] == {REPRODUCED}
+    assert _claim("C8.3", _tpriv(2.8, 0.84))[0] == {REPRODUCED}
+    assert _claim("C8.2", _tpriv(2.8, 1.7))[0] == {NOT_REPRODUCED}  # the implementation exceeds the bound
+    assert _claim("C8.3", _tpriv(1.0, 0.84))[0] == {NOT_REPRODUCED}  # a bug the check misses
+    assert _claim("C8.2", {"tpriv": pd.DataFrame()})[0] == {NOT_EVALUATED}
+
+
+def test_tail_claim_in_each_outcome():
+    t = tables.tail_table([10_000, 100_000], 2.0, 2, 1e-6)
+    verdicts, rows = _claim("C6.3", {"f6_tail": t})
+    assert verdicts == {REPRODUCED} and "10000" in rows[0].details
+    broken = t.assign(log10_exact=t["log10_hoeffding"] + 1)
+    assert _claim("C6.3", {"f6_tail": broken})[0] == {NOT_REPRODUCED}
+
+
+def test_granularity_claim_in_each_outcome():
+    def f4c(e60, epick, T60=716, Tp=83_834):
+        return {"f4c": pd.DataFrame({"unit": ["60", "pick"], "eps_half": [e60, epick], "T": [T60, Tp]})}
+
+    ratio = math.log(250 / 17) / math.log(math.sqrt(83_834 / 716))  # the prototype's 1.13
+    assert 0.6 <= ratio <= 1.5 and _claim("C4.3", f4c(250, 17))[0] == {REPRODUCED}
+    assert _claim("C4.3", f4c(250, 200))[0] == {NOT_REPRODUCED}
+    assert _claim("C4.3", f4c(np.nan, 17))[0] == {NOT_EVALUATED}
+
+
+def test_phi_half_interpolates_in_log_eps():
+    assert tables.phi_half(np.array([1.0, 10.0, 100.0]), np.array([0.1, 0.3, 0.7])) == pytest.approx(math.sqrt(10) * 10)
+    assert math.isnan(tables.phi_half(np.array([1.0, 10.0]), np.array([0.1, 0.3])))
+
+
+def test_modal_set_is_the_most_frequent_code():
+    assert runs.modal_set(np.array([5, 3, 5, 3, 5, 9])) == (5, 0.5)
+    assert runs.modal_set(np.array([6, 3])) == (3, 0.5)  # ties: the smallest code
+
+
+def test_audits_pass_as_implemented_and_catch_their_planted_bugs():
+    """Black-box audits of the kernels (FI-DP with the feed-forward, Algorithm 4), at reduced samples."""
+    from privopt.audit import run_audits
+    from privopt.experiments.perezsalazar2021.audits import audits, fi_dp_law
+
+    table = run_audits(audits(), 60_000, 0)
+    assert list(table["result"]) == ["pass", "caught", "pass", "caught"]
+    fi = table[table["audit"] == "osm_fi_dp"]
+    # the exact ε of the pair: below the claimed pure bound as implemented, above it with the bug
+    assert fi["exact_eps"].iloc[0] <= 1.0 < fi["exact_eps"].iloc[1]
+    assert (fi["eps_lb"] <= fi["exact_eps"] + 1e-9).all()
+    for which in (0, 1):
+        assert fi_dp_law(which, False).sum() == pytest.approx(1.0, abs=1e-12)
