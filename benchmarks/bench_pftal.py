@@ -1,6 +1,6 @@
 """Speed of the PFTAL, bandit-PFTAL and TBAP kernels (Smith & Thakurta 2013; spec online-convex-and-submodular-min.md §3.1).
 
-For each kernel prints ns per step per replica (a replica = one (ε, seed) pair) of the numba kernel (median
+For each kernel prints CPU ns per step per replica (a replica = one (ε, seed) pair) of the numba kernel (median
 and best of ``--repeats`` runs of ``--steps`` steps × ``--replicas`` replicas, ε = 1, points uniform in the
 unit ball) beside the numpy version of the same algorithm (:func:`privopt.online.pftal.pftal_numpy`,
 :func:`privopt.online.bandit_pftal.bandit_numpy`: vectorised over the replicas, noise drawn in bulk from a
@@ -68,15 +68,16 @@ def time_pftal(loss: str, p: int, steps: int, replicas: int, repeats: int, cpu: 
     return first, out
 
 
-def time_pftal_numpy(loss: str, p: int, steps: int, replicas: int) -> float:
+def time_pftal_numpy(loss: str, p: int, steps: int, replicas: int, cpu: bool = True) -> float:
     pts = points(p)
     idx = np.random.default_rng(1).integers(0, POOL, size=(replicas, steps))
     s = pftal_setup(loss, steps, p, 1.0)
     gens = np.random.default_rng(2)  # bulk draws: the fast numpy version (same law as the kernel)
-    t0 = time.perf_counter()
+    clock = _clock(cpu)
+    t0 = clock()
     pftal_numpy(pts, idx, np.arange(replicas), loss_code(loss), s.regularised, steps, [s.H] * replicas,
                 [s.mu] * replicas, [s.lam] * replicas, 1.0, gens)
-    return 1e9 * (time.perf_counter() - t0) / (steps * replicas)
+    return 1e9 * (clock() - t0) / (steps * replicas)
 
 
 def time_bandit(steps: int, replicas: int, repeats: int, cpu: bool = False):
@@ -96,14 +97,15 @@ def time_bandit(steps: int, replicas: int, repeats: int, cpu: bool = False):
     return first, out
 
 
-def time_bandit_numpy(steps: int, replicas: int) -> float:
+def time_bandit_numpy(steps: int, replicas: int, cpu: bool = True) -> float:
     pts = points(2)
     idx = np.random.default_rng(1).integers(0, POOL, size=(replicas, steps))
     s = bandit_setup("sc", steps, 2, 1.0, beta_rule="adaptive", B=2.0)
-    t0 = time.perf_counter()
+    clock = _clock(cpu)
+    t0 = clock()
     bandit_numpy(pts, idx, np.arange(replicas), 0, steps, [s.H] * replicas, [s.beta] * replicas, [s.mu] * replicas,
                  [s.lam] * replicas, 1.0, np.random.default_rng(2), np.random.default_rng(3))
-    return 1e9 * (time.perf_counter() - t0) / (steps * replicas)
+    return 1e9 * (clock() - t0) / (steps * replicas)
 
 
 def time_tbap(d: int, steps: int, replicas: int, repeats: int, cpu: bool = True) -> list[float]:
@@ -156,18 +158,19 @@ def main() -> None:
         return
     print(f"python {platform.python_version()}, {platform.processor() or platform.machine()}, "
           f"load average {os.getloadavg()[0]:.2f}; {args.replicas} replicas, eps = 1")
+    print("CPU time (time.process_time) per step per replica; first call: wall seconds")
     print(f"{'kernel':28s} {'first call s':>12s} {'median ns':>10s} {'best ns':>9s} {'numpy ns':>10s} {'ratio':>7s}")
     for loss, p in (("sc", 2), ("gc", 2), ("sc", 8), ("gc", 64)):
-        first, ns = time_pftal(loss, p, args.steps, args.replicas, args.repeats)
+        first, ns = time_pftal(loss, p, args.steps, args.replicas, args.repeats, cpu=True)
         ref = time_pftal_numpy(loss, p, args.ref_steps, args.replicas)
         med = statistics.median(ns)
         print(f"{f'PFTAL {loss}, p = {p}':28s} {first:12.2f} {med:10.0f} {min(ns):9.0f} {ref:10.0f} {ref / med:6.0f}x")
-    first, ns = time_bandit(args.steps, args.replicas, args.repeats)
+    first, ns = time_bandit(args.steps, args.replicas, args.repeats, cpu=True)
     ref = time_bandit_numpy(args.ref_steps, args.replicas)
     med = statistics.median(ns)
     print(f"{'bandit PFTAL sc, p = 2':28s} {first:12.2f} {med:10.0f} {min(ns):9.0f} {ref:10.0f} {ref / med:6.0f}x")
     for d in (2, 8):
-        ns = time_tbap(d, 4096, 200, args.repeats, cpu=False)
+        ns = time_tbap(d, 4096, 200, args.repeats)
         print(f"{f'TBAP alone, d = {d}':28s} {'':12s} {statistics.median(ns):10.0f} {min(ns):9.0f}")
     if math.isfinite(os.getloadavg()[0]) and os.getloadavg()[0] > 1.5:
         print("(the machine is loaded: other processes share the cores)")

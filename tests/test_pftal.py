@@ -41,7 +41,7 @@ def test_losses_and_projection_numba_equal_numpy():
         vals, grads = loss_value_grad(kind, w, x)
         for r in range(20):
             g = np.zeros(3)
-            assert loss_grad_into(kind, w[r], x[r], 3, g) == vals[r]
+            assert loss_grad_into(kind, w[r], x, r, 3, g) == vals[r]
             assert np.array_equal(g, grads[r])
     np.testing.assert_allclose(loss_value_grad(SQUARED, w, x)[0], 0.5 * ((w - x) ** 2).sum(axis=1))
     assert np.array_equal(loss_value_grad(DISTANCE, w, x)[1][0], np.zeros(3))

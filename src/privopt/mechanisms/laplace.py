@@ -128,11 +128,16 @@ def l2_laplace_into(state, d, lam, gbuf, out):
         return
     st = rng_load(state)
     gam, st = rng_gamma_t(st, float(d))
-    rng_store(state, st)
     radius = lam * gam
-    uniform_direction_into(state, d, gbuf)
+    ss = 0.0
+    for i in range(d):  # the direction, as uniform_direction_into (written out: one call per draw)
+        z, st = rng_normal_t(st)
+        gbuf[i] = z
+        ss += z * z
+    rng_store(state, st)
+    nrm = math.sqrt(ss)
     for i in range(d):
-        out[i] = radius * gbuf[i]
+        out[i] = radius * (gbuf[i] / nrm)
 
 
 def l2_laplace_logpdf(b, lam: float) -> np.ndarray:

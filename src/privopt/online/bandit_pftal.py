@@ -118,11 +118,13 @@ def bandit_kernel(pts, idx, rows, kind, T, H, beta, mu, lam, radius, noise, expl
         worst = 0.0
         ymax = 0.0
         row = rows[r]
+        noise_r = noise[r]
+        explore_r = explore[r]
         for t in range(1, T + 1):
-            uniform_direction_into(explore[r], p, u)
+            uniform_direction_into(explore_r, p, u)
             for i in range(p):
                 wp[i] = wt[i] + b * u[i]
-            y = loss_grad_into(kind, wp, pts[idx[row, t - 1]], p, g)
+            y = loss_grad_into(kind, wp, pts, idx[row, t - 1], p, g)
             total += y
             if abs(y) > ymax:
                 ymax = abs(y)
@@ -133,7 +135,7 @@ def bandit_kernel(pts, idx, rows, kind, T, H, beta, mu, lam, radius, noise, expl
             ratio = math.sqrt(ss) / mu[r]
             if ratio > worst:
                 worst = ratio
-            tbap_add(noise[r], t, p, lam[r], z, xsum, eta, partial, gbuf)
+            tbap_add(noise_r, t, p, lam[r], z, xsum, eta, partial, gbuf)
             for i in range(p):
                 S[i] = S[i] + wt[i]
             for i in range(p):

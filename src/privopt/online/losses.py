@@ -45,11 +45,11 @@ def loss_constants(name: str, radius: float = 1.0) -> dict[str, float]:
 
 
 @numba.njit(cache=True, inline="always")
-def loss_grad_into(kind, w, x, p, g):
-    """f(w) for the round's point x, and a (sub)gradient written into ``g[:p]``."""
+def loss_grad_into(kind, w, pts, j, p, g):
+    """f(w) for the round's point x = ``pts[j]``, and a (sub)gradient written into ``g[:p]``."""
     ss = 0.0
     for i in range(p):
-        g[i] = w[i] - x[i]
+        g[i] = w[i] - pts[j, i]
         ss += g[i] * g[i]
     if kind == 0:
         return 0.5 * ss

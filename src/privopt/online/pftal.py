@@ -140,11 +140,12 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, state
         total = 0.0
         worst = 0.0
         row = rows[r]
+        state = states[r]
         for t in range(1, T + 1):
             if record:
                 for i in range(p):
                     wrec[r, t - 1, i] = w[i]
-            total += loss_grad_into(kind, w, pts[idx[row, t - 1]], p, g)
+            total += loss_grad_into(kind, w, pts, idx[row, t - 1], p, g)
             ss = 0.0
             for i in range(p):
                 z[i] = g[i] + h * w[i] if regularised else g[i]
@@ -152,7 +153,7 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, state
             ratio = math.sqrt(ss) / mu[r]
             if ratio > worst:
                 worst = ratio
-            tbap_add(states[r], t, p, lam[r], z, xsum, eta, partial, gbuf)
+            tbap_add(state, t, p, lam[r], z, xsum, eta, partial, gbuf)
             for i in range(p):
                 S[i] = S[i] + w[i]
             for i in range(p):

@@ -87,8 +87,9 @@ def _tbap_kernel(items, lam, states, releases, error_sq):
         partial[:, :] = 0.0
         for i in range(d):
             xsum[i] = 0.0
+        state = states[r]
         for s in range(1, T + 1):
-            tbap_add(states[r], s, d, lam, items[s - 1], xsum, eta, partial, gbuf)
+            tbap_add(state, s, d, lam, items[s - 1], xsum, eta, partial, gbuf)
             e = 0.0
             for i in range(d):
                 e += partial[0, i] * partial[0, i]
