@@ -6,12 +6,15 @@ part (imports, reading the instance, numba's cache).  The µs per replica-round 
 kernels measured by ``benchmarks/bench_online_submodular.py`` as CPU time on the loaded 2-core build
 machine (:data:`MEASURED`), as a linear model in the work per round:
 
-* full information: ``FI_US0 + FI_US_PER_ITEM · k · n`` (k experts × n marginal gains per round);
-* bandit: ``BD_US0 + BD_US_PER_ITEM · k · n`` (the simulator's true marginals dominate);
-* Algorithm 4: ``CONT_US_PER_ITEM · K · n · (1 + log2 T / 8)`` (K experts, a projection, tree noise).
+* full information: ``k · (FI_US_EXPERT + FI_US_ITEM · n)`` (per expert: a draw, n marginal gains, the
+  weight update); window streams (several signatures per round) cost :data:`MIXTURE_FACTOR` times more;
+* bandit: ``k · (BD_US_EXPERT + BD_US_ITEM · n)`` (the simulator's true marginals dominate); B1-NAIVE adds a
+  draw per expert every round (``k · FI_US_ITEM · n``);
+* Algorithm 4: ``K · CONT_US_ITEM · n`` (K experts: a gradient, tree noise, a bisection projection).
 
-The exact optimum enumerates C(n, k) sets per horizon and seed (:data:`OPT_US_PER_SET_TYPE` per set
-and type).  This module imports nothing heavy: the workflow reads it at every start.
+The exact optimum enumerates C(n', k) sets (n' ≤ n kept items) for every (horizon, seed) column
+(:data:`OPT_US_PER_SET_TYPE` per set, type and column).  This module imports nothing heavy: the workflow
+reads it at every start.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ from collections.abc import Mapping
 
 __all__ = ["MEASURED", "job_seconds"]
 
-MEASURED = "2026-11-22, 2-core build machine, loaded (load average ~2): CPU µs per replica-round of the kernels"
+MEASURED = ("2026-11-23, 2-core build machine, loaded (load average 5): CPU µs per replica-round, "
+            "benchmarks/bench_online_submodular.py --cost (FI: k·(0.14 + 0.003 n) fits (k, n) = (1, 10) … (3, 300) "
+            "within 20 %; bandit 0.055 at k = 2, n = 10; Algorithm 4 ≈ 5.5 µs per expert at n = 30)")
+#: seconds of a job besides the kernels: the instance, the streams, the offline benchmarks of small k
 FIXED_S = 3.0
-FI_US0, FI_US_PER_ITEM = 0.05, 0.0045
-BD_US0, BD_US_PER_ITEM = 0.01, 0.0018
-CONT_US_PER_ITEM = 0.05
-OPT_US_PER_SET_TYPE = 0.01
+FI_US_EXPERT, FI_US_ITEM = 0.14, 0.003
+MIXTURE_FACTOR = 3.0
+BD_US_EXPERT, BD_US_ITEM = 0.01, 0.0015
+CONT_US_ITEM = 0.2
+OPT_US_PER_SET_TYPE = 0.002
 
 
 def _seeds(runs: int, n_seeds: int) -> int:
@@ -34,7 +41,11 @@ def _seeds(runs: int, n_seeds: int) -> int:
 
 
 def _fi_us(k: int, n: int) -> float:
-    return FI_US0 + FI_US_PER_ITEM * k * n
+    return k * (FI_US_EXPERT + FI_US_ITEM * n)
+
+
+def _bd_us(k: int, n: int) -> float:
+    return k * (BD_US_EXPERT + BD_US_ITEM * n)
 
 
 def _opt_s(n: int, k: int, M: int, columns: int) -> float:
@@ -71,19 +82,19 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
         if group == "anytime":
             T = T_all if cfg["T_pick"] is None else int(cfg["T_pick"])
             fi = S * (len(cfg["eps"]) + 2) * T * _fi_us(k, n) * 1e-6
-            bd = S * (len(cfg["bandit_eps"]) + 1) * T * (BD_US0 + BD_US_PER_ITEM * k * n) * 1e-6
+            bd = S * (len(cfg["bandit_eps"]) + 1) * T * _bd_us(k, n) * 1e-6
             return FIXED_S + fi + bd
         T = T_all if cfg["T_pick"] is None else int(cfg["T_pick"])
         per_unit = sum(T if u == "pick" else 60 * 24 * 30 // int(u) for u in cfg["units"])
-        return FIXED_S + S * len(cfg["eps"]) * per_unit * _fi_us(k, n) * 1e-6 * 3  # windows mix several signatures
+        return FIXED_S + S * len(cfg["eps"]) * per_unit * _fi_us(k, n) * 1e-6 * MIXTURE_FACTOR
     if experiment == "bandit":
         S = _seeds(settings["runs"], n_seeds)
         spec = settings["instance"]
         n, k = int(spec["n"]), int(cfg["k"])
         Ts = sum(_horizons(settings["T"]))
         if group == "variants":
-            return FIXED_S + S * 3 * len(cfg["eps"]) * Ts * (BD_US0 + BD_US_PER_ITEM * k * n + 0.02 * k * n) * 1e-6
-        bd = S * (len(cfg["eps"]) + 1) * Ts * (BD_US0 + BD_US_PER_ITEM * k * n) * 1e-6
+            return FIXED_S + S * 3 * len(cfg["eps"]) * Ts * (_bd_us(k, n) + k * FI_US_ITEM * n) * 1e-6
+        bd = S * (len(cfg["eps"]) + 1) * Ts * _bd_us(k, n) * 1e-6
         fi = S * (len(cfg["fi_eps"]) + 2) * Ts * _fi_us(k, n) * 1e-6
         return FIXED_S + bd + fi
     if experiment == "cont":
@@ -95,6 +106,6 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
         total = 0.0
         for T in Ts:
             for K in (Ks if cfg.get("K") else [max(1, math.ceil((T / math.log(T) ** 2.5) ** 0.25))]):
-                total += S * len(eps) * T * CONT_US_PER_ITEM * K * n * (1 + math.log2(T) / 8) * 1e-6
+                total += S * len(eps) * T * CONT_US_ITEM * K * n * 1e-6
         return FIXED_S + total
     raise ValueError(f"unknown experiment {experiment!r}")
