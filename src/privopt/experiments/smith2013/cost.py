@@ -1,0 +1,49 @@
+"""Cost model of the Smith & Thakurta run jobs: seconds ≈ replica-steps × ns per step + comparators.
+
+Constants measured with ``python benchmarks/bench_pftal.py --cost-table`` on the 2-core build machine
+(CPU time, loaded by other jobs; see the README's Runtimes).  A replica is one (ε, seed) pair.
+"""
+
+from __future__ import annotations
+
+__all__ = ["NS_PER_STEP", "job_seconds", "job_data_mb"]
+
+#: PFTAL kernel, ns per step per replica: a + b·p
+NS_PER_STEP = {"pftal_a": 300.0, "pftal_b": 15.0, "bandit": 450.0, "tbap_a": 60.0, "tbap_b": 10.0}
+#: comparators, ns per point: the exact squared-loss one, and the geometric median (Weiszfeld, ~100 sweeps)
+NS_PER_POINT = {"sc": 20.0, "gc": 2500.0}
+#: per-job constant: reading the disk pool, imports, tables of runs
+BASE_S = 1.0
+
+
+def _pftal(T: int, p: int, replicas: int) -> float:
+    return replicas * T * (NS_PER_STEP["pftal_a"] + NS_PER_STEP["pftal_b"] * p) * 1e-9
+
+
+def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+    """Predicted compute seconds of one run job (excluding start-up, see privopt.experiments.cost)."""
+    if experiment == "st0":
+        T, d = int(settings["T"]), int(point["d"])
+        return BASE_S + n_seeds * T * (NS_PER_STEP["tbap_a"] + NS_PER_STEP["tbap_b"] * d) * 1e-9
+    if experiment == "privacy":
+        return BASE_S + 4 * 2 * int(settings["samples"]) * 2e-6
+    n_eps = len(settings["eps"]) + 1
+    if experiment == "st4":
+        T = int(point["T"])
+        return BASE_S + len(settings["beta_rules"]) * n_eps * n_seeds * T * NS_PER_STEP["bandit"] * 1e-9 \
+            + n_seeds * T * NS_PER_POINT["sc"] * 1e-9
+    T = int(point["T"]) if "T" in point else int(settings["T"])
+    p = int(point.get("p", 2))
+    total = BASE_S
+    for loss in settings["losses"]:
+        total += _pftal(T, p, n_eps * n_seeds) + n_seeds * T * p / 2 * NS_PER_POINT[loss] * 1e-9
+    return total
+
+
+def job_data_mb(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+    """Data a run job holds: the point streams (and the synthetic points of ST-3)."""
+    if experiment in ("st0", "privacy"):
+        return 10.0
+    T = int(point["T"]) if "T" in point else int(settings.get("T", 1))
+    p = int(point.get("p", 2))
+    return 8 * T * (n_seeds + 4 * p) / 1e6 + 5.0

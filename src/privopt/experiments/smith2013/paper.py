@@ -1,0 +1,171 @@
+"""Smith & Thakurta (NIPS 2013): the declaration the workflow reads.
+
+The paper has no experiments or figures; every figure here is **new** (spec
+``shared/specs/online-convex-and-submodular-min.md`` §3.2, figures ST-0 … ST-4) and illustrates a
+theorem empirically — none is "paper figure N".  Experiments: ST-0 (TBAP error, one point per d),
+ST-1 (regret vs T on the Uber disk, one point per T), ST-2 (regret vs ε at fixed T), ST-3 (regret vs
+the dimension p on a synthetic stream, one point per p), ST-4 (bandit PFTAL regret vs T), and the
+privacy checks.  Inside a job, both losses (or both β rules) and every ε of the grid plus ε = ∞ run on
+the same point streams.  The config section is ``smith2013`` (``workflow/schemas/smith2013.schema.yaml``).
+"""
+
+from __future__ import annotations
+
+from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.experiments.smith2013 import cost
+
+RUNS = "privopt.experiments.smith2013.runs"
+TABLES = "privopt.experiments.smith2013.tables"
+#: keys of the section every PFTAL run reads
+COMMON = ("c_sens", "h_rule")
+NEW = ("(none: the paper has no experiments or figures; this is a new figure, spec figure {fig}, "
+       "illustrating {what})")
+
+
+def _reads(name, keys, common=COMMON):
+    return lambda section, point: {**{k: section[k] for k in common}, **{k: section[name][k] for k in keys}}
+
+
+def _seeds(name):
+    return lambda section: (section[name]["runs"], section[name]["seeds_per_job"])
+
+
+def _cost(name):
+    return lambda settings, point, n: cost.job_seconds(name, settings, point, n)
+
+
+def _data(name):
+    return lambda settings, point, n: cost.job_data_mb(name, settings, point, n)
+
+
+def check(section) -> None:
+    """Cross-key checks the schema cannot express (raised before any job is planned)."""
+    for name in ("st1", "st4"):
+        if sorted(section[name]["T"]) != list(section[name]["T"]):
+            raise ConfigError(f"config key smith2013.{name}.T: list the horizons in increasing order, "
+                              f"got {section[name]['T']}")
+    if sorted(section["st3"]["dims"]) != list(section["st3"]["dims"]):
+        raise ConfigError(f"config key smith2013.st3.dims: list the dimensions in increasing order, "
+                          f"got {section['st3']['dims']}")
+    for name in ("st1", "st2", "st3", "st4"):
+        eps = section[name]["eps"]
+        if sorted(eps) != list(eps):
+            raise ConfigError(f"config key smith2013.{name}.eps: list the values in increasing order, got {eps}")
+
+
+PAPER = Paper(
+    key="smith2013",
+    title="(Nearly) Optimal Algorithms for Private Online Learning in Full-information and Bandit Settings",
+    authors="Adam Smith, Abhradeep Thakurta",
+    venue="NIPS 2013",
+    spec="shared/specs/online-convex-and-submodular-min.md",
+    short="Smith & Thakurta 2013",
+    instances=(
+        Instance("disk", build="privopt.experiments.smith2013.instances:build", outputs=("disk.parquet", "disk.json"),
+                 uses_uber=True),
+    ),
+    experiments=(
+        Experiment(
+            name="st0",
+            label="Smith & Thakurta ST-0 (TBAP error)",
+            points=lambda section: [{"d": int(d)} for d in section["st0"]["d"]],
+            settings=_reads("st0", ("T", "eps", "mu"), ("c_sens",)),
+            # every tree of a dimension in one job: the per-t sums are then added in seed order
+            seeds=lambda section: (section["st0"]["draws"], section["st0"]["draws"]),
+            run=f"{RUNS}:st0_job",
+            tables=f"{TABLES}:st0_tables",
+            table_files=(Table("st0.csv"),),
+            cost=_cost("st0"),
+            data_mb=_data("st0"),
+        ),
+        Experiment(
+            name="st1",
+            label="Smith & Thakurta ST-1 (regret vs T)",
+            points=lambda section: [{"T": int(T)} for T in section["st1"]["T"]],
+            settings=_reads("st1", ("losses", "eps")),
+            seeds=_seeds("st1"),
+            run=f"{RUNS}:st1_job",
+            instances=("disk",),
+            tables=f"{TABLES}:st1_tables",
+            table_files=(Table("st1.csv"), Table("st1_runs.parquet")),
+            cost=_cost("st1"),
+            data_mb=_data("st1"),
+        ),
+        Experiment(
+            name="st2",
+            label="Smith & Thakurta ST-2 (regret vs ε)",
+            points=lambda section: [{}],
+            settings=_reads("st2", ("losses", "T", "eps")),
+            seeds=_seeds("st2"),
+            run=f"{RUNS}:st2_job",
+            instances=("disk",),
+            tables=f"{TABLES}:st2_tables",
+            table_files=(Table("st2.csv"), Table("st2_runs.parquet")),
+            cost=_cost("st2"),
+            data_mb=_data("st2"),
+        ),
+        Experiment(
+            name="st3",
+            label="Smith & Thakurta ST-3 (regret vs p)",
+            points=lambda section: [{"p": int(p)} for p in section["st3"]["dims"]],
+            settings=_reads("st3", ("losses", "T", "eps")),
+            seeds=_seeds("st3"),
+            run=f"{RUNS}:st3_job",
+            tables=f"{TABLES}:st3_tables",
+            table_files=(Table("st3.csv"), Table("st3_runs.parquet")),
+            cost=_cost("st3"),
+            data_mb=_data("st3"),
+        ),
+        Experiment(
+            name="st4",
+            label="Smith & Thakurta ST-4 (bandit regret vs T)",
+            points=lambda section: [{"T": int(T)} for T in section["st4"]["T"]],
+            settings=_reads("st4", ("beta_rules", "eps", "B", "H"), ("c_sens",)),
+            seeds=_seeds("st4"),
+            run=f"{RUNS}:st4_job",
+            instances=("disk",),
+            tables=f"{TABLES}:st4_tables",
+            table_files=(Table("st4.csv"), Table("st4_runs.parquet")),
+            cost=_cost("st4"),
+            data_mb=_data("st4"),
+        ),
+        Experiment(
+            name="privacy",
+            label="Smith & Thakurta privacy checks",
+            points=lambda section: [{}],
+            settings=lambda section, point: dict(section["privacy"]),
+            seeds=lambda section: (1, 1),
+            run="privopt.experiments.smith2013.privacy:privacy_job",
+            tables=f"{TABLES}:privacy_tables",
+            table_files=(Table("privacy.csv", float_format="%.6g"),),
+            cost=_cost("privacy"),
+        ),
+    ),
+    figures=(
+        Figure("st0", title="ST-0 (new) — TBAP error against the exact formula",
+               original_caption=NEW.format(fig="ST-0", what="the accuracy of the tree-based aggregation protocol"),
+               inputs={"table": "st0"}),
+        Figure("st1", title="ST-1 (new) — PFTAL regret versus T on the Uber disk",
+               original_caption=NEW.format(fig="ST-1", what="Thm 4 (strongly convex) and §2.1 (Lipschitz losses)"),
+               inputs={"table": "st1"},
+               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+        Figure("st2", title="ST-2 (new) — excess regret versus ε",
+               original_caption=NEW.format(fig="ST-2", what="the 1/ε dependence of Thm 4 and §2.1"),
+               inputs={"table": "st2"},
+               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+        Figure("st3", title="ST-3 (new) — regret versus the dimension p",
+               original_caption=NEW.format(fig="ST-3", what="the dimension dependence of Table 1"),
+               inputs={"table": "st3"},
+               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+        Figure("st4", title="ST-4 (new) — bandit PFTAL regret versus T",
+               original_caption=NEW.format(fig="ST-4", what="Thm 6 (bandit setting)"),
+               inputs={"table": "st4"}, params=lambda section: {"c_sens": section["c_sens"]}),
+    ),
+    claims=Claims(
+        evaluate="privopt.experiments.smith2013.claims:evaluate",
+        inputs=("st0", "st1", "st1_runs", "st2", "st2_runs", "st3", "st3_runs", "st4", "privacy"),
+        settings=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]},
+    ),
+    check=check,
+    audits=("privopt.experiments.smith2013.privacy:audits",),
+)

@@ -1,0 +1,233 @@
+"""Smith & Thakurta (2013): instance, streams, run jobs, tables, claims in each outcome, privacy checks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.protocol import ConfigError
+from privopt.experiments.registry import paper
+from privopt.experiments.smith2013 import claims as claims_mod
+from privopt.experiments.smith2013 import privacy, runs, streams, tables
+from privopt.experiments.smith2013.instances import disk_coordinates
+
+PAPER = paper("smith2013")
+
+
+def _section(**over):
+    """The schema defaults (quick scale), with overrides per experiment."""
+    from snakemake.utils import validate
+
+    from workflow_runs import REPO
+
+    section = {k: dict(v) for k, v in over.items()}
+    validate(section, str(REPO / "workflow/schemas/smith2013.schema.yaml"), set_default=True)
+    return section
+
+
+@pytest.fixture(scope="module")
+def disk_dir(tmp_path_factory):
+    """A small disk instance: 3000 points uniform in the unit disk (the runs only read disk.parquet)."""
+    rng = np.random.default_rng(0)
+    r, a = np.sqrt(rng.random(3000)), 2 * math.pi * rng.random(3000)
+    where = tmp_path_factory.mktemp("disk")
+    pd.DataFrame({"ux": r * np.cos(a), "uy": r * np.sin(a)}).to_parquet(where / "disk.parquet")
+    return str(where)
+
+
+# ----------------------------------------------------------------------------- instance and streams
+
+
+def test_disk_coordinates_use_the_fixed_centre_and_radius():
+    lat = np.array([40.7484, 40.7484 + 24.99 / 110.574, 40.7484 + 25.01 / 110.574, 40.7484])
+    lon = np.array([-73.9857, -73.9857, -73.9857, -73.9857 - 10 / (111.320 * math.cos(math.radians(40.7484)))])
+    u, keep = disk_coordinates(lat, lon)
+    np.testing.assert_allclose(u, [[0, 0], [0, 24.99 / 25], [0, 25.01 / 25], [-0.4, 0]], atol=1e-12)
+    assert keep.tolist() == [True, True, False, True]
+
+
+def test_streams_are_prefixes_and_shared_by_every_eps():
+    long = streams.uber_indices(1000, "st1", [0, 1], 500)
+    short = streams.uber_indices(1000, "st1", [1], 37)
+    assert np.array_equal(long[1, :37], short[0]) and long.min() >= 0 and long.max() < 1000
+    assert not np.array_equal(long[0], long[1])
+    x = streams.dim_points(4, 200, "st3", 0)
+    assert x.shape == (200, 4) and np.linalg.norm(x, axis=1).max() <= 1 + 1e-12
+    assert abs(x[:, 0].mean() - 0.3) < 0.05
+
+
+# ----------------------------------------------------------------------------- run jobs
+
+
+def test_st1_job_rows_are_deterministic_and_independent_of_the_seed_blocks(disk_dir):
+    settings = {"losses": ["sc", "gc"], "eps": [1.0, 10.0], "c_sens": 2.0, "h_rule": "hstar"}
+    inputs = {"disk": disk_dir}
+    both = runs.st1_job({"T": 256}, settings, [0, 1], inputs)["runs"]
+    again = runs.st1_job({"T": 256}, settings, [0, 1], inputs)["runs"]
+    pd.testing.assert_frame_equal(both.drop(columns="wall_s"), again.drop(columns="wall_s"))
+    split = pd.concat([runs.st1_job({"T": 256}, settings, [s], inputs)["runs"] for s in (0, 1)])
+    key = ["loss", "eps", "seed"]
+    a = both.drop(columns="wall_s").sort_values(key).reset_index(drop=True)
+    b = split.drop(columns="wall_s").sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b)
+    assert len(both) == 2 * 3 * 2 and both["eps"].apply(math.isinf).sum() == 4
+    assert (both["max_ratio"] <= 1).all()
+    # the comparator is the best fixed point: every run's cumulative loss is at least its loss
+    assert (both["cum_loss"] >= both["best_loss"] - 1e-9).all()
+    # one seed sees the same points whatever ε: same comparator
+    assert both.groupby(["loss", "seed"])["best_loss"].nunique().max() == 1
+
+
+def test_st3_st4_and_st0_jobs(disk_dir):
+    s3 = runs.st3_job({"p": 3}, {"losses": ["sc", "gc"], "T": 128, "eps": [10.0], "c_sens": 2.0, "h_rule": "hstar"},
+                      [0, 1], {})["runs"]
+    assert set(s3["p"]) == {3} and len(s3) == 2 * 2 * 2
+    s4 = runs.st4_job({"T": 128}, {"beta_rules": ["oblivious", "adaptive"], "eps": [100.0], "B": 2.0, "H": 1.0,
+                                   "c_sens": 2.0}, [0], {"disk": disk_dir})["runs"]
+    assert set(s4["beta_rule"]) == {"oblivious", "adaptive"} and s4["beta_capped"].tolist() == [False, False, True, True]
+    s0 = runs.st0_job({"d": 2}, {"T": 16, "eps": 1.0, "mu": 1.0, "c_sens": 2.0}, list(range(50)), {})["runs"]
+    t0 = tables.st0_tables({"runs": s0}, {})["st0"]
+    assert t0["n"].eq(50).all() and t0["lam"].iloc[0] == 2 * 1.0 * 5 / 1.0
+    assert abs(t0["mean_sq"].sum() / t0["theory_sq"].sum() - 1) < 0.25
+
+
+def test_tables_pair_the_excess_with_the_same_seed():
+    rows = [{"experiment": "st2", "loss": "sc", "T": 64, "p": 2, "eps": e, "seed": s, "regret": r}
+            for e, base in ((1.0, 10.0), (math.inf, 1.0)) for s, r in ((0, base), (1, base + 2))]
+    out = tables.st2_tables({"runs": pd.DataFrame(rows)}, {})
+    t = out["st2"].set_index("eps")
+    assert t.loc[1.0, "excess_mean"] == 9.0 and t.loc[1.0, "excess_std"] == 0.0
+    assert t.loc[1.0, "mean"] == 11.0 and t.loc[1.0, "ci_lo"] >= 10.0 and t.loc[1.0, "ci_hi"] <= 12.0
+    assert t.loc[math.inf, "excess_mean"] == 0.0
+
+
+# ----------------------------------------------------------------------------- claims
+
+EPS1 = [0.1, 0.3, 1.0, 3.0, 10.0, math.inf]
+TS = [256, 1024, 4096, 16384]
+
+
+def _row(**kw):
+    return {"std": 0.0, "sem": 0.0, "n": 3, "ci_lo": kw["mean"], "ci_hi": kw["mean"], **kw}
+
+
+def good_tables():
+    """Tables shaped as the theorems predict (every claim reproduced)."""
+    st0 = pd.DataFrame([{"d": d, "t": t, "popcount": bin(t).count("1"), "n": 2000, "lam": 1.0,
+                         "theory_sq": bin(t).count("1") * d * (d + 1), "mean_sq": bin(t).count("1") * d * (d + 1) * 1.01}
+                        for d in (2, 8) for t in range(1, 65)])
+    st1 = pd.DataFrame([_row(loss="sc", T=T, eps=e, mean=(0.3 if math.isinf(e) else 10 * math.log(T) ** 2.5 / e / 40))
+                        for T in TS for e in EPS1]
+                       + [_row(loss="gc", T=T, eps=e, mean=math.sqrt(T) * (1 + (0 if math.isinf(e) else 3 / math.sqrt(e))))
+                          for T in TS for e in EPS1])
+    eps2 = [0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+    st2 = pd.DataFrame([{"loss": "sc", "T": 16384, "eps": e, "mean": 1 + 100 / e, "excess_mean": 100 / e} for e in eps2]
+                       + [{"loss": "gc", "T": 16384, "eps": e, "mean": 100 + 50 / math.sqrt(e), "excess_mean": 50 / math.sqrt(e)}
+                          for e in eps2])
+    st3 = pd.DataFrame([_row(loss="sc", p=p, T=4096, eps=e, mean=p * 10 / (1 if math.isinf(e) else e))
+                        for p in (1, 2, 4, 8) for e in (1.0, 10.0, math.inf)]
+                       + [_row(loss="gc", p=p, T=4096, eps=e, mean=math.sqrt(p) * 100) for p in (1, 2, 4, 8)
+                          for e in (1.0, 10.0, math.inf)])
+    st4 = pd.DataFrame([_row(beta_rule=r, T=T, eps=e, mean=T**0.5, beta=0.1, beta_capped=False)
+                        for r in ("oblivious", "adaptive") for T in (1024, 4096, 16384) for e in (1.0, 100.0, math.inf)])
+    run_rows = pd.DataFrame([{"experiment": "st1", "loss": "sc", "T": 1024, "p": 2, "eps": 1.0, "regret": 5.0, "H": 1.0,
+                              "L": 2.0, "c_sens": 2.0}])
+    priv = pd.DataFrame([{"audit": a, "variant": v, "eps_lb": lb, "exact_eps": ex, "claimed_eps": 1.0,
+                          "result": res, "event": ""}
+                         for a, v, lb, ex, res in (("tbap", "correct", 0.5, 1.0, "pass"), ("tbap", "planted", 1.2, 2.0, "caught"),
+                                                   ("guard", "correct", math.nan, math.nan, "pass"),
+                                                   ("guard", "planted", math.nan, math.nan, "caught"))])
+    return {"st0": st0, "st1": st1, "st1_runs": run_rows, "st2": st2, "st2_runs": run_rows.iloc[:0], "st3": st3,
+            "st3_runs": run_rows.iloc[:0], "st4": st4, "privacy": priv}
+
+
+SETTINGS = {"h_rule": "hstar", "c_sens": 2.0}
+
+
+def _verdicts(tbls, settings=SETTINGS):
+    rows = claims_mod.evaluate(tbls, settings)
+    out = {}
+    for r in rows:
+        out.setdefault(r.claim, set()).add(r.verdict)
+    return out
+
+
+def test_every_claim_reproduced_on_tables_shaped_as_predicted():
+    verdicts = _verdicts(good_tables())
+    assert set(verdicts) == set(claims_mod.CLAIMS.ids)
+    assert all(v == {REPRODUCED} for v in verdicts.values()), verdicts
+
+
+@pytest.mark.parametrize("claim, breaks", [
+    ("ST0.a", lambda t: t["st0"].__setitem__("mean_sq", t["st0"]["theory_sq"] * 1.1)),
+    ("ST1.a", lambda t: t["st1"].__setitem__("mean", np.where(t["st1"]["loss"] == "sc", t["st1"]["T"] * 1.0, t["st1"]["mean"]))),
+    ("ST1.b", lambda t: t["st1"].__setitem__("mean", np.where(t["st1"]["loss"] == "sc", t["st1"]["T"] * 1.0, t["st1"]["mean"]))),
+    ("ST1.c", lambda t: t["st1"].__setitem__("mean", np.where(t["st1"]["loss"] == "gc", t["st1"]["T"] * 1.0, t["st1"]["mean"]))),
+    ("ST1.d", lambda t: t["st1"].__setitem__("mean", t["st1"]["eps"].replace(math.inf, 1e6))),
+    ("ST2.a", lambda t: t["st2"].__setitem__("excess_mean", 1 / np.sqrt(t["st2"]["eps"]))),
+    ("ST2.b", lambda t: t["st2"].__setitem__("excess_mean", 1 / t["st2"]["eps"] ** 2)),
+    ("ST3.a", lambda t: t["st3"].__setitem__("mean", np.sqrt(t["st3"]["p"]))),
+    ("ST3.b", lambda t: t["st3"].__setitem__("mean", t["st3"]["p"] ** 1.5)),
+    ("ST4.a", lambda t: t["st4"].__setitem__("mean", t["st4"]["T"] ** 0.9)),
+    ("ST4.b", lambda t: t["st4"].__setitem__("mean", t["st4"]["T"] ** 0.75)),
+    ("U1.a", lambda t: t["st1_runs"].__setitem__("regret", 1e9)),
+    ("P1.a", lambda t: t["privacy"].__setitem__("result", ["VIOLATION", "caught", "pass", "caught"])),
+    ("P1.b", lambda t: t["privacy"].__setitem__("result", ["pass", "missed", "pass", "caught"])),
+])
+def test_each_claim_can_fail(claim, breaks):
+    tbls = good_tables()
+    breaks(tbls)
+    assert NOT_REPRODUCED in _verdicts(tbls)[claim]
+
+
+def test_claims_not_evaluated_when_what_ran_lacks_their_points():
+    tbls = good_tables()
+    tbls["st1"] = tbls["st1"][tbls["st1"]["T"] <= 1024]  # no horizon in [2^12, T_max] twice
+    tbls["st2"] = tbls["st2"].assign(excess_mean=-1.0)  # no positive excess: no log slope
+    tbls["st3"] = tbls["st3"][tbls["st3"]["eps"] != 10.0]
+    tbls["st4"] = tbls["st4"].iloc[:0]
+    v = _verdicts(tbls)
+    for cid in ("ST1.a", "ST1.c", "ST2.a", "ST2.b", "ST3.a", "ST3.b", "ST4.a", "ST4.b"):
+        assert v[cid] == {NOT_EVALUATED}, (cid, v[cid])
+    assert _verdicts(good_tables(), {"h_rule": "text", "c_sens": 2.0})["ST2.b"] == {NOT_EVALUATED}
+
+
+def test_explicit_bound_matches_the_spec_formula():
+    run = pd.DataFrame([{"T": 1024, "H": 1.0, "L": 2.0, "p": 2, "eps": 1.0, "loss": "sc", "c_sens": 2.0},
+                        {"T": 1024, "H": 0.1, "L": 1.0, "p": 2, "eps": math.inf, "loss": "gc", "c_sens": 2.0}])
+    ell = math.log(1024)
+    expected = [2 * (2 + 2) ** 2 * ell + 2 * 8 * 2 * (2 + 4) ** 2 * ell**2.5,
+                2 * (1 + 0.2) ** 2 * ell / 0.1 + 0.1 * 1024 / 2]
+    np.testing.assert_allclose(claims_mod.regret_bound(run), expected)
+
+
+# ----------------------------------------------------------------------------- privacy
+
+
+def test_privacy_checks_pass_and_catch_their_planted_bugs():
+    out = privacy.privacy_job({}, {"samples": 40_000, "seed": 0}, [0], {})["runs"]
+    assert list(out["result"]) == ["pass", "caught"] * 3, out[["audit", "variant", "eps_lb", "result"]]
+    assert out.loc[out["audit"] == "tbap_l2laplace", "exact_eps"].tolist() == [1.0, 2.0]
+    assert privacy.tbap_exact_eps(2, False) == 1.0 and privacy.tbap_exact_eps(1, True) == 2.0
+
+
+# ----------------------------------------------------------------------------- declaration
+
+
+def test_declaration_checks_and_jobs():
+    section = _section()
+    PAPER.check(section)
+    jobs = list(PAPER.run_jobs(section))
+    assert {j.experiment for j in jobs} == {"st0", "st1", "st2", "st3", "st4", "privacy"}
+    assert sum(j.experiment == "st0" for j in jobs) == len(section["st0"]["d"])  # all trees of a d in one job
+    for exp in PAPER.experiments:
+        for point in exp.points(section):
+            assert exp.cost(exp.settings(section, point), point, 3) > 0
+    with pytest.raises(ConfigError, match="smith2013.st1.T"):
+        PAPER.check(_section(st1={"T": [1024, 256]}))
+    with pytest.raises(ConfigError, match="smith2013.st2.eps"):
+        PAPER.check(_section(st2={"eps": [2.0, 1.0]}))
