@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["MEASURED", "job_seconds"]
+__all__ = ["MEASURED", "job_seconds", "summary"]
 
 MEASURED = ("2026-11-23, 2-core build machine, loaded (load average 5): CPU µs per replica-round, "
             "benchmarks/bench_online_submodular.py --cost (FI: k·(0.14 + 0.003 n) fits (k, n) = (1, 10) … (3, 300) "
@@ -109,3 +109,10 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
                 total += S * len(eps) * T * CONT_US_ITEM * K * n * 1e-6
         return FIXED_S + total
     raise ValueError(f"unknown experiment {experiment!r}")
+
+
+def summary() -> list[str]:
+    """The measured constants, for ``benchmarks/paper_cost.py``."""
+    return [f"µs per replica-round: full information k·({FI_US_EXPERT} + {FI_US_ITEM}·n) (windows ×{MIXTURE_FACTOR:g}), "
+            f"bandit k·({BD_US_EXPERT} + {BD_US_ITEM}·n), Algorithm 4 K·{CONT_US_ITEM}·n; {FIXED_S:g} s per job besides; "
+            f"{MEASURED}"]
