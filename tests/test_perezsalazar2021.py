@@ -121,6 +121,7 @@ def test_uber_horizon_beyond_the_pickups_is_refused_naming_the_key(uber_instance
     ({"uber": {"anytime": {"k": 37}}}, "perezsalazar2021.uber.anytime.k"),
     ({"uber": {"granularity": {"units": ["15", "pick"]}}}, "perezsalazar2021.uber.granularity.units"),
     ({"bandit": {"s1": {"k": 6}}}, "perezsalazar2021.bandit.s1.k"),
+    ({"cont": {"ablation": {"k": 31}}}, "perezsalazar2021.cont.ablation.k"),
 ])
 def test_cross_key_checks_name_the_key(override, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):

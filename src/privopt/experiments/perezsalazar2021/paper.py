@@ -129,8 +129,9 @@ def check(section) -> None:
             raise ConfigError(f"config key {KEY}.bandit.{g}.k: k = {cfg['k']} exceeds |U| = {n} of "
                               f"{KEY}.syn.{cfg['instance']}")
     cont = section["cont"]
-    if cont.get("sweep") is not None and cont["sweep"]["k"] > syn["main"]["n"]:
-        raise ConfigError(f"config key {KEY}.cont.sweep.k: k = {cont['sweep']['k']} exceeds |U| = {syn['main']['n']}")
+    for g in CONT_GROUPS:
+        if cont.get(g) is not None and cont[g]["k"] > syn["main"]["n"]:
+            raise ConfigError(f"config key {KEY}.cont.{g}.k: k = {cont[g]['k']} exceeds |U| = {syn['main']['n']}")
 
 
 PAPER = Paper(
