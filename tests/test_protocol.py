@@ -14,6 +14,7 @@ from privopt.experiments.protocol import (
     ConfigError,
     Experiment,
     Figure,
+    Finding,
     Paper,
     Table,
     format_value,
@@ -117,6 +118,32 @@ def test_an_experiment_must_return_exactly_what_it_declares(monkeypatch):
     monkeypatch.setattr(summary, "summarise", lambda *a: {"t": pd.DataFrame()})
     with pytest.raises(ValueError, match="declares"):
         exp.make_tables({"runs": pd.DataFrame()}, {})
+
+
+def test_findings_default_to_the_claims_modules_function_and_can_be_named(monkeypatch):
+    """Claims.find: an explicit reference, else the ``findings`` of the evaluate module, else none."""
+    import types
+
+    module = types.ModuleType("fake_claims")
+    monkeypatch.setitem(__import__("sys").modules, "fake_claims", module)
+    claims = Claims("fake_claims:evaluate", ("t",))
+    assert claims.findings_ref == "fake_claims:findings" and claims.find({}, None, {}) == []
+    module.findings = lambda tables, claims, settings: ["A sentence.", Finding("About fig1.", figure="fig1")]
+    assert claims.find({}, None, {}) == [Finding("A sentence."), Finding("About fig1.", "fig1")]
+    module.other = lambda tables, claims, settings: [Finding(f"{len(tables)} tables, eps {settings['eps']}")]
+    named = Claims("fake_claims:evaluate", ("t",), findings="fake_claims:other")
+    assert named.findings_ref == "fake_claims:other" and named.find({"t": 1}, None, {"eps": 0.1})[0].text == "1 tables, eps 0.1"
+    module.other = lambda tables, claims, settings: [Finding("  ")]
+    with pytest.raises(TypeError, match="Finding"):
+        named.find({}, None, {})
+
+
+def test_metadata_names_what_the_report_reads():
+    paper = _paper()
+    meta = paper.metadata()
+    assert meta["claims_tables"] == {"t": "results/p/tables/t.csv"}
+    assert meta["figures"][0]["experiments"] == ["e"]
+    assert meta["provenance"] == {"e": "results/p/tables/e.provenance.json"} == {"e": paper.provenance_file("e")}
 
 
 # ----------------------------------------------------------------------------- the registry

@@ -41,6 +41,7 @@ __all__ = [
     "Table",
     "Figure",
     "Claims",
+    "Finding",
     "Paper",
     "RunJob",
     "format_value",
@@ -218,16 +219,51 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """One sentence a reader of the report must not miss, computed from the tables (not written by hand);
+    ``figure``: the id of the figure it is about ('' for the paper as a whole)."""
+
+    text: str
+    figure: str = ""
+
+
+@dataclass(frozen=True)
 class Claims:
-    """The paper's claims: ``evaluate(tables, settings) -> list[Claim]`` over the table stems ``inputs``."""
+    """The paper's claims: ``evaluate(tables, settings) -> list[Claim]`` over the table stems ``inputs``.
+
+    ``findings`` (optional): ``"module:function"``, ``findings(tables, claims, settings) -> [Finding]`` over
+    the same tables and settings, ``claims`` the evaluated claims table (``results/claims/<paper>.csv``);
+    the report shows them at the top.  None: the function ``findings`` of the ``evaluate`` module, if it
+    defines one (otherwise the paper has none).
+    """
 
     evaluate: str
     inputs: tuple[str, ...]
     settings: Callable[[Section], dict] = lambda section: {}
+    findings: str | None = None
 
     def run(self, tables: Mapping[str, Any], settings: Mapping[str, Any]) -> list:
         """Every claim (imports ``evaluate``) as a list of :class:`privopt.experiments.claims.Claim`."""
         return list(resolve(self.evaluate)(tables, settings))
+
+    @property
+    def findings_ref(self) -> str:
+        """The findings function's reference (the default one may not exist: see :meth:`find`)."""
+        return self.findings if self.findings is not None else f"{ref_module(self.evaluate)}:findings"
+
+    def find(self, tables: Mapping[str, Any], claims: Any, settings: Mapping[str, Any]) -> list[Finding]:
+        """The paper's findings (imports the findings module); [] when it declares none."""
+        if self.findings is None:
+            fn = getattr(importlib.import_module(ref_module(self.evaluate)), "findings", None)
+            if fn is None:
+                return []
+        else:
+            fn = resolve(self.findings)
+        found = [Finding(f) if isinstance(f, str) else f for f in fn(tables, claims, settings)]
+        bad = [f for f in found if not isinstance(f, Finding) or not f.text.strip()]
+        if bad:
+            raise TypeError(f"{self.findings_ref} must return Finding objects (or sentences) with text, got {bad!r}")
+        return found
 
 
 @dataclass(frozen=True)
@@ -349,6 +385,10 @@ class Paper:
         """The ``snakemake --report`` caption of a figure (or of ``claims``)."""
         return f"workflow/report/{self.key}_{name}.rst"
 
+    def provenance_file(self, experiment: str) -> str:
+        """The provenance record the tables job of ``experiment`` writes beside its tables."""
+        return f"results/{self.key}/tables/{self.experiment(experiment).name}.provenance.json"
+
     @property
     def claims_file(self) -> str:
         return f"results/claims/{self.key}.csv"
@@ -359,15 +399,19 @@ class Paper:
         return f"results/audit/{self.key}.csv" if self.audits else None
 
     def metadata(self) -> dict[str, Any]:
-        """What the report shows of the paper: citation, and per figure its caption and files."""
+        """What the report shows of the paper: citation, per figure its caption, files and experiments, the
+        tables its claims (and findings) read, and the provenance record of each experiment's tables."""
         return {
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
             "short": self.short, "uses_uber": self.uses_uber, "claims": self.claims_file, "audit": self.audit_file,
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
                          "image": self.figure_files(f.id)["png"], "pdf": self.figure_files(f.id)["pdf"],
                          "tables": [self.table_file(stem) for stem in f.inputs.values()],
+                         "experiments": list(dict.fromkeys(self.table_owner(stem)[0].name for stem in f.inputs.values())),
                          "notebook": self.executed_notebook(f.id), "target": f"{self.key}_{f.id}"}
                         for f in self.figures],
+            "claims_tables": {stem: self.table_file(stem) for stem in self.claims.inputs},
+            "provenance": {e.name: self.provenance_file(e.name) for e in self.experiments},
         }
 
     # ------------------------------------------------------------------ jobs
