@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +66,8 @@ def test_run_block_is_tidy_valid_and_deterministic(pools, figure, point, setting
     b = runs.run_block(pools[figure], locations, setting, [2, 1, 0], C)
     key = ["seed", "algorithm"]
     pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True))
-    expected = set(runs.ALGORITHMS) | ({"basis {A,B}", "basis {A,C}"} if figure == "fig2" else set())
+    expected = set(runs.ALGORITHMS) | ({"basis {A,B}", "basis {A,C}", "E[Random]"} if figure == "fig2"
+                                       else set(runs.DIAGNOSTICS))
     assert set(a["algorithm"]) == expected
     assert (a["n_selected"] == setting.matroid.rank).all()
     assert ((a["utility_per_m"] > 0) & (a["utility_per_m"] <= 1)).all()
@@ -74,6 +77,88 @@ def test_run_block_is_tidy_valid_and_deterministic(pools, figure, point, setting
         assert np.allclose(a.loc[a.algorithm == "Greedy", "utility"].to_numpy(), a.loc[a.algorithm == "basis {A,B}", "utility"].to_numpy())
     else:
         assert means["Greedy"] == means.max()
+
+
+@pytest.mark.parametrize("figure, point, settings", [("fig1", 16, FIG1), ("fig2", 1000, FIG2)])
+def test_every_algorithm_keeps_its_own_stream_and_diagnostics_add_rows_only(pools, figure, point, settings):
+    """Each algorithm's set is what it computes alone from its own stream (PCG: Algorithm 1 then rounding,
+    both from the PCG stream), so adding the diagnostics changed no existing row."""
+    setting = runs.make_setting(figure, "paper", point, settings)
+    locations = runs.candidate_locations(figure, settings)
+    block = runs.run_block(pools[figure], locations, setting, [3], instances.normaliser(figure))
+    _, data = runs.sample_dataset(pools[figure], setting, 3)
+    from privopt.data import geometry
+    from privopt.submodular.greedy import random_basis
+
+    objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(locations, data, instances.normaliser(figure)))
+    alone = {"PCG": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG", 3)),
+             "PCG0": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG0", 3), data_independent=True),
+             "Random": random_basis(setting.matroid, runs._algorithm_rng(setting, "Random", 3))}
+    value = block.set_index("algorithm")["utility"]
+    for algorithm, members in alone.items():
+        assert value[algorithm] == objective.value(members), algorithm
+
+
+def test_exact_random_is_the_average_of_the_two_bases_in_figure_2(pools):
+    """A uniform basis of the parts {A}, {B, C} is {A, B} or {A, C} with probability 1/2 each."""
+    setting = runs.make_setting("fig2", "paper", 1000, FIG2)
+    block = runs.run_block(pools["fig2"], runs.candidate_locations("fig2", FIG2), setting, [0, 1, 2],
+                           instances.normaliser("fig2"))
+    wide = block.pivot(index="seed", columns="algorithm", values="utility")
+    np.testing.assert_allclose(wide["E[Random]"], (wide["basis {A,B}"] + wide["basis {A,C}"]) / 2, rtol=1e-13)
+    assert (block.loc[block["algorithm"] == "E[Random]", "n_selected"] == 2).all()
+
+
+def _exact_output_law(n: int, r: int, T: int, relabel: bool) -> dict[tuple[int, ...], Fraction]:
+    """Law of PCG0's rounded set on a uniform matroid (T independent uniform r-subsets, swap rounding with
+    equal weights), optionally after a uniform relabelling: exact, by enumerating every input."""
+    from fractions import Fraction
+
+    from privopt.submodular.rounding import swap_round_distribution
+
+    matroid = runs.uniform_matroid(n, r)
+    subsets = list(itertools.combinations(range(n), r))
+    perms = list(itertools.permutations(range(n))) if relabel else [tuple(range(n))]
+    law: dict[tuple[int, ...], Fraction] = {}
+    weight = Fraction(1, len(subsets) ** T * len(perms))
+    for bases in itertools.product(subsets, repeat=T):
+        for perm in perms:
+            labels = np.array(perm)
+            relabelled = labels[np.array(bases)]
+            for out, p in swap_round_distribution(relabelled, np.ones(T), matroid).items():
+                back = tuple(sorted(int(np.argsort(labels)[u]) for u in out))
+                law[back] = law.get(back, 0) + weight * Fraction(p).limit_denominator(1 << 20)
+    return law
+
+
+def test_relabelled_rounding_of_pcg0_is_a_uniform_basis_and_index_order_is_not():
+    """PCG0's point rounded after a uniform relabelling is exactly a uniform r-subset (the law is
+    exchangeable); rounded in index order it is not (here neighbours in index order end up together less
+    often than elements far apart)."""
+    n, r, T = 4, 2, 2
+    relabelled = _exact_output_law(n, r, T, relabel=True)
+    assert set(relabelled.values()) == {Fraction(1, 6)} and len(relabelled) == 6
+    in_order = _exact_output_law(n, r, T, relabel=False)
+    assert sum(in_order.values()) == 1 and max(in_order.values()) > Fraction(1, 6)
+    assert in_order[(0, 1)] == Fraction(11, 72) < Fraction(1, 6) < in_order[(0, 3)] == Fraction(13, 72)
+
+
+@pytest.mark.parametrize("rounding", ["swap", "pairwise"])
+def test_round_point_with_identity_labels_is_the_plain_rounding_and_keeps_a_basis(pools, rounding):
+    setting = runs.make_setting("fig1", "paper", 16, {**FIG1, "rounding": rounding, "s": 50})
+    locations = runs.candidate_locations("fig1", FIG1)
+    _, data = runs.sample_dataset(pools["fig1"], setting, 0)
+    from privopt.data import geometry
+
+    objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(locations, data, instances.normaliser("fig1")))
+    point = runs.continuous_point(objective, setting, np.random.default_rng(0))
+    plain = runs.round_point(point, setting, np.random.default_rng(1))
+    same = runs.round_point(point, setting, np.random.default_rng(1), labels=np.arange(100))
+    assert plain.tolist() == same.tolist()
+    perm = runs.round_point(point, setting, np.random.default_rng(1), labels=np.random.default_rng(2).permutation(100))
+    assert setting.matroid.is_basis(perm) and set(perm) <= set(np.flatnonzero(point.y > 0))
+    with pytest.raises(ValueError, match="permutation"):
+        runs.round_point(point, setting, np.random.default_rng(1), labels=np.zeros(100, dtype=int))
 
 
 def test_datasets_are_shared_across_readings_and_ranks(pools):
@@ -126,13 +211,18 @@ CLAIM_SETTINGS = {"eps": 0.1, "m": 100, "delta_exponent": 1.5, "delta": None}
 
 
 def verdicts(tables, settings=CLAIM_SETTINGS):
-    return {c.claim: c.verdict for c in claims.evaluate(tables, settings)}
+    """The verdict of each claim's first row (against the sampled Random where a claim has both)."""
+    out = {}
+    for c in claims.evaluate(tables, settings):
+        out.setdefault(c.claim, c.verdict)
+    return out
 
 
 def test_figure1_claims_on_the_authors_numbers_all_hold():
     v = verdicts({"fig1": fig1_table(REPO_FIG1)})
     assert {k: v[k] for k in v if k.startswith("F1")} == {
-        **{k: REPRODUCED for k in ["F1.a", "F1.b", "F1.c", "F1.d", "F1.e", "F1.f", "F1.g"]}, "F1.x": NOT_EVALUATED}
+        **{k: REPRODUCED for k in ["F1.a", "F1.b", "F1.c", "F1.d", "F1.e", "F1.f", "F1.g"]},
+        **{k: NOT_EVALUATED for k in ["F1.x", "F1.y", "F1.z"]}}  # no diagnostic rows in the authors' numbers
     # no Figure 2 table: its claims are not evaluated, never "reproduced" on nothing
     assert {v[k] for k in v if k.startswith("F2")} == {NOT_EVALUATED}
 
@@ -184,3 +274,16 @@ def test_figure2_claims_hold_on_the_calibration_numbers_and_fail_without_the_tre
     assert good["F2.f"] == NOT_REPRODUCED  # 0.7783 is below the paper's displayed 0.78
     flat = verdicts({"fig2": fig2_table([0.795] * 4, [0.795] * 4)})
     assert flat["F2.b"] == NOT_REPRODUCED and flat["F2.c"] == NOT_REPRODUCED
+
+
+def test_findings_state_the_label_permutation_result_whichever_way_it_goes():
+    base = {**PROTO_FIG1, "E[Random]": PROTO_FIG1["Random"], "PCG0 - E[Random]": [1.0] * 6}
+    index_order = fig1_table({**base, "PCG_perm": PROTO_FIG1["Random"], "PCG - PCG_perm": [2.0] * 6})
+    text = claims.findings({"fig1": index_order}, None, CLAIM_SETTINGS)[0].text
+    assert text.startswith("Figure 1, paper text (r ∈ {13, 16, 19}, 400 runs each)")
+    assert "by -2.00 ± 0.23" in text and "comes from rounding in index order" in text
+    no_effect = fig1_table({**base, "PCG_perm": PROTO_FIG1["PCG"], "PCG - PCG_perm": [0.0] * 6})
+    text = claims.findings({"fig1": no_effect}, None, CLAIM_SETTINGS)[0].text
+    assert "make no detectable difference" in text
+    # without the diagnostic runs there is nothing to state
+    assert claims.findings({"fig1": fig1_table(PROTO_FIG1)}, None, CLAIM_SETTINGS) == []

@@ -503,7 +503,10 @@ PROTO_FIG1 = {
 
 
 def fig1_table(means: dict, ranks=RANKS, sem: float = 0.4, pcg_eps0: float = PCG_EPS0) -> pd.DataFrame:
+    """Summary rows of ``means``; E[Random] (the exact reference) equals Random unless given."""
     rows = []
+    if "Random" in means and "E[Random]" not in means:
+        means = {**means, "E[Random]": means["Random"]}
     for algorithm, values in means.items():
         for r, v in zip(ranks, values):
             eps0 = {"PCG": pcg_eps0, "DPG": 0.1 / r, "Random": 0.0, "PCG0": 0.0}.get(algorithm, np.nan)
@@ -526,10 +529,17 @@ def f1(means=REPO_FIG1, *, keep=None, edit=None, settings=CH_SETTINGS, **kw):
     return build
 
 
+# Paired differences of the diagnostics (rows "a - b" of the summary table), 1.5 at every rank: with SEM 0.4,
+# Σ over the ranks 13, 16, 19 is 4.5 = 6.5 SE (√(3·0.4²) = 0.69).
+DIAG_FIG1 = {"PCG - PCG_perm": [1.5] * 6, "PCG0 - Random": [1.5] * 6, "PCG0 - E[Random]": [1.5] * 6}
+NO_EDGE = {name: [0.0] * 6 for name in DIAG_FIG1}
+
+
 def f1_nan(algorithm: str, rank: int, col: str = "mean"):
     def build():
-        table = fig1_table(REPO_FIG1 | {"PCG0": [v - 1.5 for v in REPO_FIG1["PCG"]]})
-        table.loc[(table["algorithm"] == algorithm) & (table["point"] == rank), col] = np.nan
+        table = fig1_table(REPO_FIG1 | {"PCG0": [v - 1.5 for v in REPO_FIG1["PCG"]]} | DIAG_FIG1)
+        hit = [algorithm, "E[Random]"] if algorithm == "Random" else [algorithm]  # both references
+        table.loc[table["algorithm"].isin(hit) & (table["point"] == rank), col] = np.nan
         return {"fig1": table}, CH_SETTINGS
     return build
 
@@ -544,7 +554,7 @@ def fig2_table(pcg=CAL_PCG, dpg=CAL_DPG, ms=MS, sem: float = 0.0014, greedy: flo
     rows = []
     for i, m in enumerate(ms):
         for algorithm, v in {"PCG": pcg[i], "DPG": dpg[i], "Greedy": greedy, "Random": pcg[i] + random_offset,
-                             "basis {A,B}": 0.7612, "basis {A,C}": 0.8271}.items():
+                             "E[Random]": pcg[i] + random_offset, "basis {A,B}": 0.7612, "basis {A,C}": 0.8271}.items():
             if algorithm not in drop:
                 rows.append({"reading": "paper", "point": m, "algorithm": algorithm, "mean": v, "std": sem * 20,
                              "sem": sem, "n": 400, "eps0": np.nan})
@@ -558,7 +568,8 @@ def f2(*, keep=None, nan=None, **kw):
             table = table[table["point"].isin(keep)]
         if nan is not None:
             algorithm, m, col = nan
-            table.loc[(table["algorithm"] == algorithm) & (table["point"] == m), col] = np.nan
+            hit = [algorithm, "E[Random]"] if algorithm == "Random" else [algorithm]  # both references
+            table.loc[table["algorithm"].isin(hit) & (table["point"] == m), col] = np.nan
         return {"fig2": table}, CH_SETTINGS
     return build
 
@@ -611,6 +622,22 @@ CH_CASES = [
     Case("F1.x", NE, f1(), "no-pcg0", measured="PCG0"),
     Case("F1.x", NE, f1_nan("PCG0", 16), "nan", measured="not a finite"),
     Case("F1.x", NE, ch_missing, "missing"),
+    # --- F1.y: Σ_{r ∈ (10, 20]} paired (PCG − PCG_perm) > 2 SE
+    Case("F1.y", R, f1(REPO_FIG1 | DIAG_FIG1), measured="6.5 SE"),
+    Case("F1.y", NR, f1(REPO_FIG1 | NO_EDGE)),
+    Case("F1.y", NE, f1(), "no-perm", measured="no paired runs of PCG and PCG_perm"),
+    Case("F1.y", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=(10, 22, 25)), "no-mid-rank", measured="no rank in (10, 20]"),
+    Case("F1.y", NE, f1_nan("PCG - PCG_perm", 16), "nan", measured="not a finite"),
+    Case("F1.y", NE, ch_missing, "missing"),
+    # --- F1.z: Σ_{r ∈ (10, 20]} paired (PCG0 − R) > 2 SE, against Random and against E[Random]
+    Case("F1.z", R, f1(REPO_FIG1 | DIAG_FIG1), measured="6.5 SE"),
+    Case("F1.z", NR, f1(REPO_FIG1 | NO_EDGE)),
+    Case("F1.z", NE, f1(), "no-pcg0", measured="no paired runs of PCG0"),
+    Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=(10, 22, 25)), "no-mid-rank", measured="no rank in (10, 20]"),
+    Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1 | {"PCG0 - Random": [1.5, np.nan, 1.5, 1.5, 1.5, 1.5],
+                                                  "PCG0 - E[Random]": [1.5, 1.5, np.nan, 1.5, 1.5, 1.5]}),
+         "nan", measured="not a finite"),
+    Case("F1.z", NE, ch_missing, "missing"),
     # --- F1.g: Random strictly increasing in r
     Case("F1.g", R, f1()),
     Case("F1.g", NR, f1(edit={"Random": {19: 78.0}})),  # below 79.0 at r = 16
@@ -644,7 +671,7 @@ CH_CASES = [
     # --- F2.e: |PCG − Random| ≤ 3·SEM_diff at every m (0.001 = 0.5 SEM_diff; 0.01 = 5 SEM_diff)
     Case("F2.e", R, f2()),
     Case("F2.e", NR, f2(random_offset=-0.01)),
-    Case("F2.e", NE, f2(drop=("Random",)), "no-random", measured="no runs of Random"),
+    Case("F2.e", NE, f2(drop=("Random", "E[Random]")), "no-random", measured="no runs of"),
     Case("F2.e", NE, f2(nan=("Random", 10000, "mean")), "nan", measured="not a finite"),
     Case("F2.e", NE, ch_missing, "missing"),
     # --- F2.f: every PCG and DPG mean in [0.78, 0.82] (the calibration's 0.7783 is below)
@@ -659,6 +686,28 @@ CH_CASES = [
 @pytest.mark.parametrize("case", CH_CASES, ids=[c.id for c in CH_CASES])
 def test_chaturvedi2021_outcome(case):
     check(ch, case)
+
+
+@pytest.mark.parametrize("cid, build", [("F1.e", f1()), ("F1.z", f1(REPO_FIG1 | DIAG_FIG1)), ("F2.e", f2())])
+def test_claims_against_random_have_a_row_against_the_exact_expectation(cid, build):
+    """Beside each row against the sampled Random, a row against E[Random], its exact expectation (same reading)."""
+    tables, settings = build()
+    rows = ch.CLAIMS.evaluate_one(cid, tables, settings)
+    assert [r.reading for r in rows] == ["paper", "paper"]
+    sampled, exact = rows
+    assert "E[R]" not in sampled.threshold and "E[Random]" not in sampled.details
+    assert "E[R]" in exact.threshold and ch.EXACT_NOTE in exact.details and "E[R]" in exact.measured
+
+
+def test_the_exact_row_has_its_own_verdict():
+    """F1.e holds against the sampled Random but not against E[Random] when E[Random] sits above PCG at r = 13;
+    without E[Random] runs the exact row is not evaluated while the sampled one still is."""
+    above = {**REPO_FIG1, "E[Random]": [*REPO_FIG1["Random"][:1], 80.5, *REPO_FIG1["Random"][2:]]}
+    rows = ch.CLAIMS.evaluate_one("F1.e", *f1(above)())
+    assert [r.verdict for r in rows] == [R, NR]
+    table = fig1_table(REPO_FIG1)
+    rows = ch.CLAIMS.evaluate_one("F1.e", {"fig1": table[table["algorithm"] != "E[Random]"]}, CH_SETTINGS)
+    assert [r.verdict for r in rows] == [R, NE] and "no runs of E[Random]" in rows[1].measured
 
 
 def test_chaturvedi2021_outcome_per_reading():

@@ -10,11 +10,25 @@ algorithm on it: PCG (Algorithm 1), DPG/MBKK (private greedy), non-private Greed
 and a Random basis.  Figure 2 also records the two bases {A, B} and {A, C} as
 reference rows, so the claims can compare against f(AB)/m and f(AC)/m.
 
+Diagnostics (not in the paper), recorded beside them:
+
+* ``PCG0``: PCG with ε0 = 0 (every pick uniform, the data never looked at).
+* ``E[Random]`` (both figures): the exact expected utility of a uniform basis on the run's
+  dataset (:mod:`privopt.submodular.random_expectation`), what Random's sampled mean estimates.
+  It is an expectation, not a set: its ``north_copies`` is −1.
+* ``PCG_perm`` and ``PCG0_perm`` (Figure 1): the same fractional point as PCG (PCG0), rounded
+  after a uniformly random relabelling of the elements, then mapped back.  Swap and pairwise
+  rounding pair elements in index order, and the 20 grid points are elements 0–19 while the
+  north-vertex copies are 20–99; the relabelled rounding has the same marginals but no index
+  order to exploit.  PCG0 relabelled is exactly a uniform random basis in law.
+
 Randomness [seeding]: the dataset of run ``seed`` comes from the stream
 (figure/dataset, m, dataset id = seed // runs_per_dataset), shared by all readings,
 ranks and algorithms (common random numbers); each algorithm has its own stream
-keyed by (figure/reading/algorithm, parameter point, seed).  Nothing depends on
-job order or on how seeds are blocked into jobs.
+keyed by (figure/reading/algorithm, parameter point, seed).  The relabelled roundings
+draw the permutation and their coin flips from streams of their own
+(figure/reading/PCG_perm, …/PCG0_perm), so every other algorithm's stream is the same
+with or without them.  Nothing depends on job order or on how seeds are blocked into jobs.
 """
 
 from __future__ import annotations
@@ -33,10 +47,11 @@ from privopt import seeding
 from privopt.data import geometry
 from privopt.experiments.errors import ConfigError
 from privopt.mechanisms import accounting
-from privopt.submodular.continuous_greedy import private_continuous_greedy
+from privopt.submodular.continuous_greedy import ContinuousGreedyResult, private_continuous_greedy
 from privopt.submodular.greedy import greedy, private_greedy, random_basis
 from privopt.submodular.matroids import PartitionMatroid, partition_matroid, uniform_matroid
 from privopt.submodular.objectives import FacilityLocation
+from privopt.submodular.random_expectation import expected_random_basis_value
 from privopt.submodular.rounding import pairwise_round, swap_round
 
 PAPER = "chaturvedi2021"
@@ -47,8 +62,13 @@ FIG2_LOCATIONS = geometry.FIG2_POINTS  # A, B, C
 FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
 
 ALGORITHMS = ("PCG", "DPG", "Greedy", "Random", "PCG0")
+#: diagnostics recorded beside the algorithms: Figure 1 has all three, Figure 2 only E[Random]
+DIAGNOSTICS = ("PCG_perm", "PCG0_perm", "E[Random]")
+EXACT_RANDOM = "E[Random]"
 LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Random": "Random",
-          "PCG0": "PCG with ε0 = 0 (data-independent)"}
+          "PCG0": "PCG with ε0 = 0 (data-independent)", "PCG_perm": "PCG, labels permuted before rounding",
+          "PCG0_perm": "PCG with ε0 = 0, labels permuted before rounding",
+          "E[Random]": "Random, exact expectation per dataset"}
 
 
 def fig1_locations(grid_mode: str, n_copies: int) -> pd.DataFrame:
@@ -160,8 +180,9 @@ def _algorithm_rng(setting: Setting, algorithm: str, seed: int) -> np.random.Gen
     return seeding.rng(PAPER, f"{setting.figure}/{setting.reading}/{algorithm}", setting.key(), seed)
 
 
-def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *, data_independent: bool = False) -> np.ndarray:
-    """Algorithm 1 then rounding (post-processing) [§2.2, §2.6].
+def continuous_point(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *,
+                     data_independent: bool = False) -> ContinuousGreedyResult:
+    """Algorithm 1 (the fractional point and its T bases) [§2.2].
 
     ``data_independent=True`` runs the same algorithm with ε0 = 0: every pick is uniform
     over the candidates, so the output never looks at the data.  It is a diagnostic
@@ -169,7 +190,7 @@ def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Genera
     it gains from the structure of continuous greedy + swap rounding alone.  The scores
     do not enter the picks at ε0 = 0, so the cheap exact extension is used for them.
     """
-    result = private_continuous_greedy(
+    return private_continuous_greedy(
         objective.dist,
         setting.matroid,
         eta=setting.eta,
@@ -178,43 +199,101 @@ def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Genera
         scores="exact_F" if data_independent else setting.pcg_scores,
         s=setting.s,
     )
+
+
+def round_point(result: ContinuousGreedyResult, setting: Setting, gen: np.random.Generator,
+                labels: np.ndarray | None = None) -> np.ndarray:
+    """The setting's rounding of PCG's output (post-processing) [§2.6], sorted element indices.
+
+    ``labels`` (a permutation of 0..n−1; element u is called ``labels[u]``): round the relabelled
+    bases (swap) or point (pairwise) under the relabelled matroid, and map the result back.  The
+    rounding keeps its marginals; only which elements it pairs first (lowest label first) changes.
+    """
+    matroid, bases, y = setting.matroid, result.bases, result.y
+    if labels is not None:
+        labels = np.asarray(labels, dtype=np.int64)
+        if sorted(labels.tolist()) != list(range(matroid.n)):
+            raise ValueError("labels must be a permutation of the elements")
+        if (bases < 0).any():
+            raise ValueError("cannot relabel a missing pick (−1) of a broken round")
+        part_of = np.empty_like(matroid.part_of)
+        part_of[labels] = matroid.part_of
+        matroid = PartitionMatroid(part_of, matroid.capacity)
+        bases = labels[bases]
+        y = np.empty_like(result.y)
+        y[labels] = result.y
     if setting.rounding == "swap":
-        return swap_round(result.bases, result.weights, setting.matroid, gen)
-    if setting.rounding == "pairwise":
-        return pairwise_round(result.y, setting.matroid, gen)
-    raise ValueError(f"unknown rounding {setting.rounding!r}")
+        chosen = swap_round(bases, result.weights, matroid, gen)
+    elif setting.rounding == "pairwise":
+        chosen = pairwise_round(y, matroid, gen)
+    else:
+        raise ValueError(f"unknown rounding {setting.rounding!r}")
+    if labels is None:
+        return chosen
+    return np.sort(np.argsort(labels)[chosen])
+
+
+def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *, data_independent: bool = False) -> np.ndarray:
+    """Algorithm 1 then rounding, both from ``gen`` (see :func:`continuous_point`)."""
+    return round_point(continuous_point(objective, setting, gen, data_independent=data_independent), setting, gen)
+
+
+def relabelled_round(result: ContinuousGreedyResult, setting: Setting, algorithm: str, seed: int) -> np.ndarray:
+    """Diagnostic: ``result`` rounded after a uniform relabelling of the elements, permutation and
+    coins from the stream of ``algorithm`` (``PCG_perm`` or ``PCG0_perm``)."""
+    gen = _algorithm_rng(setting, algorithm, seed)
+    return round_point(result, setting, gen, labels=gen.permutation(setting.matroid.n))
 
 
 def run_once(objective: FacilityLocation, setting: Setting, seed: int) -> dict[str, np.ndarray]:
-    """The selected set of every algorithm on one dataset."""
-    return {
-        "PCG": run_pcg(objective, setting, _algorithm_rng(setting, "PCG", seed)),
-        "DPG": private_greedy(objective, setting.matroid, setting.dpg_eps0, _algorithm_rng(setting, "DPG", seed)),
+    """The selected set of every algorithm on one dataset (and, for Figure 1, the relabelled diagnostics)."""
+    pcg_gen, pcg0_gen = _algorithm_rng(setting, "PCG", seed), _algorithm_rng(setting, "PCG0", seed)
+    pcg = continuous_point(objective, setting, pcg_gen)
+    pcg_set = round_point(pcg, setting, pcg_gen)
+    dpg = private_greedy(objective, setting.matroid, setting.dpg_eps0, _algorithm_rng(setting, "DPG", seed))
+    pcg0 = continuous_point(objective, setting, pcg0_gen, data_independent=True)
+    chosen = {
+        "PCG": pcg_set,
+        "DPG": dpg,
         "Greedy": greedy(objective, setting.matroid),
         "Random": random_basis(setting.matroid, _algorithm_rng(setting, "Random", seed)),
-        "PCG0": run_pcg(objective, setting, _algorithm_rng(setting, "PCG0", seed), data_independent=True),
+        "PCG0": round_point(pcg0, setting, pcg0_gen),
     }
+    if setting.figure == "fig1":
+        chosen["PCG_perm"] = relabelled_round(pcg, setting, "PCG_perm", seed)
+        chosen["PCG0_perm"] = relabelled_round(pcg0, setting, "PCG0_perm", seed)
+    return chosen
 
 
 def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: Iterable[int], C: float) -> pd.DataFrame:
-    """Tidy records (one row per run × algorithm) for a block of seeds at one parameter point."""
+    """Tidy records (one row per run × algorithm or diagnostic) for a block of seeds at one parameter point.
+
+    ``E[Random]`` rows hold the exact expected utility of a uniform basis on the run's dataset; as an
+    expectation over bases it has ``n_selected`` = rank and ``north_copies`` = −1.
+    """
     kinds = None
     rows: list[dict[str, Any]] = []
-    eps0 = {"PCG": setting.pcg_eps0, "DPG": setting.dpg_eps0, "Greedy": math.nan, "Random": 0.0, "PCG0": 0.0}
+    eps0 = {"PCG": setting.pcg_eps0, "DPG": setting.dpg_eps0, "Greedy": math.nan, "Random": 0.0, "PCG0": 0.0,
+            "PCG_perm": setting.pcg_eps0, "PCG0_perm": 0.0, EXACT_RANDOM: 0.0}
     if setting.figure == "fig1":
         kinds = np.arange(len(locations)) >= FIG1_GRID_SIZE  # north-vertex copies
     for seed in seeds:
         dataset, data = sample_dataset(pool, setting, int(seed))
         dist = geometry.manhattan_distance_matrix(locations, data, C)
         objective = FacilityLocation(dist)
-        chosen = run_once(objective, setting, int(seed))
+        chosen: dict[str, np.ndarray | None] = dict(run_once(objective, setting, int(seed)))
         if setting.figure == "fig2":
             chosen["basis {A,B}"] = np.array([0, 1])
             chosen["basis {A,C}"] = np.array([0, 2])
+        chosen[EXACT_RANDOM] = None  # not a set: the exact mean of Random on this dataset
         for algorithm, members in chosen.items():
-            if not setting.matroid.is_independent(members):
-                raise AssertionError(f"{algorithm} returned a dependent set {members}")
-            value = objective.value(members)
+            if members is None:
+                value, n_selected, north = expected_random_basis_value(objective, setting.matroid), setting.matroid.rank, -1
+            else:
+                if not setting.matroid.is_independent(members):
+                    raise AssertionError(f"{algorithm} returned a dependent set {members}")
+                value, n_selected = objective.value(members), int(len(members))
+                north = int(kinds[np.asarray(members, dtype=int)].sum()) if kinds is not None else None
             row = {
                 "figure": setting.figure,
                 "reading": setting.reading,
@@ -232,10 +311,10 @@ def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: 
                 "rounds": setting.rounds,
                 "s": setting.s if setting.pcg_scores == "G" else 0,
                 "pcg_scores": setting.pcg_scores,
-                "n_selected": int(len(members)),
+                "n_selected": n_selected,
             }
             if kinds is not None:
-                row["north_copies"] = int(kinds[np.asarray(members, dtype=int)].sum())
+                row["north_copies"] = north
             rows.append(row)
     return pd.DataFrame(rows)
 
