@@ -75,7 +75,7 @@ for _paper in PAPERS.values():
                 **run_file_inputs(_paper, _exp),
             output:
                 tables=[_paper.table_file(t.stem) for t in _exp.table_files],
-                provenance=f"results/{_paper.key}/tables/{_exp.name}.provenance.json",
+                provenance=_paper.provenance_file(_exp.name),
             params:
                 paper=_paper.key,
                 experiment=_exp.name,
