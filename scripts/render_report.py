@@ -4,10 +4,11 @@ import json
 from pathlib import Path
 
 from privopt.io import log_to_file
-from privopt.report import render_report
+from privopt.report import compute_findings, render_report
 
 log_to_file(snakemake.log[0])
+p = snakemake.params
 provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
-render_report(snakemake.input.template, snakemake.params.papers, snakemake.params.settings, provenance,
-              snakemake.params.scale, snakemake.output[0], audits=snakemake.input.audits[0],
-              audit_settings=snakemake.params.audit)
+render_report(snakemake.input.template, p.papers, p.settings, provenance, p.scale, snakemake.output[0],
+              audits=snakemake.input.audits[0], audit_settings=p.audit,
+              findings=compute_findings(p.papers, p.claims_settings))

@@ -1,11 +1,23 @@
 """The reproduction report: every paper's regenerated figures, original captions, settings and claims
-in one self-contained HTML page (images embedded), rendered from ``paper/report.html.j2``."""
+in one self-contained HTML page (images embedded), rendered from ``paper/report.html.j2``.
+
+What a reader sees first: a summary table (per paper and figure, the counts of reproduced / not
+reproduced / not evaluated claim rows, each linking to its section) and the *findings*, sentences
+computed from the tables (each paper's :meth:`privopt.experiments.protocol.Claims.find`, plus, for every
+paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
+references).  Then a table of contents; per figure the regenerated image beside the original caption,
+the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
+disclosure); the privacy audits; and the provenance (git commit, package versions, config digest,
+date, scale, data source and its digest, and each table's own provenance record).  Nothing here
+names a paper: everything comes from the papers' declarations.
+"""
 
 from __future__ import annotations
 
 import base64
 import datetime
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,27 +25,150 @@ import jinja2
 import pandas as pd
 import yaml
 
-from privopt.io import atomic_path
+from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.protocol import Finding
+from privopt.io import atomic_path, read_table
 from privopt.provenance import config_digest, environment
 
-__all__ = ["render_report"]
+__all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
+           "summary_rows", "audit_rows"]
+
+VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
 
 
-def _paper_context(meta: Mapping[str, Any], settings: Any) -> dict[str, Any]:
+def _plain(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value) if value else "(none)"
+    return str(value)
+
+
+def flatten_settings(settings: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """(dotted key, readable value) rows of a nested config mapping, in its order.
+
+    >>> flatten_settings({"eps": 0.1, "fig1": {"ranks": [10, 16], "readings": {"paper": {"s": 500}}}})
+    [('eps', '0.1'), ('fig1.ranks', '10, 16'), ('fig1.readings.paper.s', '500')]
+    """
+    rows: list[tuple[str, str]] = []
+    for key, value in settings.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            rows += flatten_settings(value, f"{name}.")
+        else:
+            rows.append((name, _plain(value)))
+    return rows
+
+
+def figure_settings(section: Mapping[str, Any], experiments: Sequence[str]) -> dict[str, Any]:
+    """The part of a paper's config section a figure's experiments read: the section's plain (non-mapping)
+    keys and the subsection named after each experiment; the whole section when no subsection is."""
+    own = {name: section[name] for name in experiments if isinstance(section.get(name), Mapping)}
+    if not own:
+        return dict(section)
+    return {**{k: v for k, v in section.items() if not isinstance(v, Mapping)}, **own}
+
+
+def _anchor(*parts: str) -> str:
+    return "-".join(str(p).replace(" ", "-").replace(".", "-") for p in parts)
+
+
+def summary_rows(meta: Mapping[str, Any], claims: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per figure of the paper (then its claims about no declared figure): the counts of each verdict among
+    its claim rows and the anchor of its section."""
+    rows = []
+    declared = [f["id"] for f in meta["figures"]]
+    titles = {f["id"]: f["title"] for f in meta["figures"]}
+    others = sorted(set(claims["figure"]) - set(declared)) if len(claims) else []
+    for fid in declared + (["other"] if others else []):
+        mine = claims[claims["figure"].isin(others)] if fid == "other" else claims[claims["figure"] == fid]
+        counts = mine["verdict"].value_counts()
+        rows.append({"paper": meta["short"], "figure": titles.get(fid, "claims about no single figure"),
+                     "anchor": _anchor(meta["key"], fid), "claims_anchor": _anchor(meta["key"], fid, "claims"),
+                     "counts": {v: int(counts.get(v, 0)) for v in VERDICT_ORDER}, "n": int(len(mine))})
+    return rows
+
+
+def verdict_findings(claims: pd.DataFrame) -> list[Finding]:
+    """For every claim whose rows disagree (reproduced under one reading or reference, not under another):
+    one sentence giving each reading's verdict, and where a reading's own rows disagree, each row's threshold."""
+    out = []
+    decided = claims[claims["verdict"] != NOT_EVALUATED]
+    for cid, rows in decided.groupby("claim", sort=False):
+        if rows["verdict"].nunique() < 2:
+            continue
+        parts = []
+        for reading, mine in rows.groupby("reading", sort=False):
+            where = f"for reading {reading}" if reading else "for its rows"
+            if mine["verdict"].nunique() == 1:
+                parts.append(f"{mine['verdict'].iloc[0]} {where}")
+            else:
+                each = " and ".join(f"{r['verdict']} with threshold “{r['threshold']}”" for _, r in mine.iterrows())
+                parts.append(f"{where}, {each}")
+        out.append(Finding(f"Claim {cid} is " + "; ".join(parts) + ".", figure=str(rows["figure"].iloc[0])))
+    return out
+
+
+def compute_findings(papers: Mapping[str, Mapping[str, Any]], claims_settings: Mapping[str, Mapping[str, Any]]
+                     ) -> dict[str, list[Finding]]:
+    """Each registered paper's own findings (:meth:`Claims.find` on the tables its claims read, the claims
+    table and the claims' settings); imports the registry and the papers' findings modules."""
+    from privopt.experiments.registry import paper
+
+    found = {}
+    for key, meta in papers.items():
+        tables = {stem: read_table(path) for stem, path in meta["claims_tables"].items()}
+        claims = pd.read_csv(meta["claims"], keep_default_na=False)
+        found[key] = paper(key).claims.find(tables, claims, claims_settings.get(key, {}))
+    return found
+
+
+def _records(meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for experiment, path in meta.get("provenance", {}).items():
+        if not Path(path).is_file():
+            continue
+        record = json.loads(Path(path).read_text())
+        git = record.get("environment", {}).get("git", {})
+        rows.append({"experiment": experiment, "file": path, "tables": record.get("tables", []),
+                     "commit": git.get("commit"), "dirty": git.get("dirty"),
+                     "code_runs": record.get("code_digest", {}).get("runs", ""),
+                     "code_tables": record.get("code_digest", {}).get("tables", ""),
+                     "settings_digest": record.get("settings_digest", "")})
+    return rows
+
+
+def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding]) -> dict[str, Any]:
+    claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
+    claims = claims_table.to_dict("records")
+    declared = {f["id"] for f in meta["figures"]}
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
         fig["image_b64"] = base64.b64encode(Path(fig["image"]).read_bytes()).decode("ascii")
         fig["table"] = fig["tables"][0] if fig["tables"] else ""
+        fig["anchor"] = _anchor(meta["key"], fig["id"])
+        fig["claims_anchor"] = _anchor(meta["key"], fig["id"], "claims")
+        fig["claims"] = [c for c in claims if c["figure"] == fig["id"]]
+        own = figure_settings(settings, fig.get("experiments", []))
+        fig["settings_rows"] = flatten_settings(own)
+        fig["settings_yaml"] = yaml.safe_dump(own, sort_keys=False, allow_unicode=True)
         figures.append(fig)
-    claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     verdict_counts = {
-        reading: group["verdict"].value_counts().sort_index().to_dict()
-        for reading, group in claims_table.groupby("reading", sort=True)
+        reading: claims_table.loc[claims_table["reading"] == reading, "verdict"].value_counts().sort_index().to_dict()
+        for reading in sorted(set(claims_table["reading"]))
     }
-    return {**meta, "figures": figures, "claims": claims_table.to_dict("records"), "verdict_counts": verdict_counts,
+    anchors = {f["id"]: f["anchor"] for f in figures}
+    found = [{"text": f.text, "anchor": anchors.get(f.figure, _anchor(meta["key"]))} for f in
+             [*findings, *verdict_findings(claims_table)]]
+    return {**meta, "figures": figures, "claims": claims, "verdict_counts": verdict_counts,
+            "other_claims": [c for c in claims if c["figure"] not in declared],
+            "other_anchor": _anchor(meta["key"], "other"), "other_claims_anchor": _anchor(meta["key"], "other", "claims"),
+            "summary": summary_rows(meta, claims_table), "findings": found, "records": _records(meta),
             "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True),
-            "settings_digest": config_digest(settings)}
+            "settings_digest": config_digest(settings), "anchor": _anchor(meta["key"])}
 
 
 def _fmt(x: Any) -> str:
@@ -57,17 +192,22 @@ def audit_rows(audits: pd.DataFrame) -> list[dict[str, Any]]:
 
 def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]], settings: Mapping[str, Any],
                   provenance: Mapping[str, Any] | None, scale: str, output: str | Path,
-                  audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None) -> None:
+                  audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None,
+                  findings: Mapping[str, Sequence[Finding]] | None = None) -> None:
     """Render ``template`` for ``papers`` (key → :meth:`privopt.experiments.protocol.Paper.metadata`) with
     their config sections ``settings``, the data ``provenance`` (None when no paper uses the pickups), the
-    ``scale`` label and the privacy-audit table at ``audits``, and write it atomically to ``output``."""
+    ``scale`` label, the privacy-audit table at ``audits`` and each paper's ``findings`` (see
+    :func:`compute_findings`), and write it atomically to ``output``."""
     template = Path(template)
-    context = [_paper_context(meta, settings[key]) for key, meta in papers.items()]
+    findings = findings or {}
+    context = [_paper_context(meta, settings[key], findings.get(key, ())) for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     software = {**environment(), "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
-    html = env.get_template(template.name).render(papers=context, provenance=provenance, scale=scale, software=software,
-                                                  audits=audit_table, audit_settings=audit_settings or {})
+    shown = {"scale": scale, **{key: settings[key] for key in papers}}
+    html = env.get_template(template.name).render(
+        papers=context, provenance=provenance, scale=scale, software=software, audits=audit_table,
+        audit_settings=audit_settings or {}, verdicts=VERDICT_ORDER, config_digest=config_digest(shown))
     with atomic_path(output) as tmp:
         tmp.write_text(html, encoding="utf-8")

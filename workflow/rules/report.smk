@@ -18,13 +18,15 @@ rule privacy_audit:
 
 
 rule report_html:
-    """Render the reproduction report (figures, original captions, settings, data source, claims)."""
+    """Render the reproduction report: summary, findings, figures beside their original captions with their
+    claims and settings, privacy audits, provenance (data source, software, each table's record)."""
     localrule: True
     input:
         template="paper/report.html.j2",
         provenance=uber_provenance_if_used(),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
+        records=[p.provenance_file(e.name) for p in PAPERS.values() for e in p.experiments],
         claims=all_claims_files(),
         audits=rules.privacy_audit.output,
     output:
@@ -35,6 +37,9 @@ rule report_html:
         papers={key: paper.metadata() for key, paper in PAPERS.items()},
         scale=config["scale"],
         audit=config["privacy_audit"],
+        # what each paper's findings read besides its tables, and the code that computes them
+        claims_settings={key: paper.claims.settings(config[key]) for key, paper in PAPERS.items()},
+        code=digest("privopt.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values())),
     conda:
         "../envs/privopt.yaml"
     log:
