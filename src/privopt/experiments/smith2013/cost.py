@@ -1,7 +1,9 @@
 """Cost model of the Smith & Thakurta run jobs: seconds ≈ replica-steps × ns per step + comparators.
 
 Constants measured with ``python benchmarks/bench_pftal.py --cost-table`` on the 2-core build machine
-(CPU time, loaded by other jobs; see the README's Runtimes).  A replica is one (ε, seed) pair.
+(CPU time, median of 3; 2026-11-23 under a load average of 11–12 from other jobs, so upper-side
+estimates).  A replica is one (ε, seed) pair.  Check: the paper-scale ST-1 job at T = 2^19 (10 seeds,
+both losses) is predicted 35 s; it took 144 s of wall time at a load of 4–8.
 """
 
 from __future__ import annotations
@@ -9,9 +11,9 @@ from __future__ import annotations
 __all__ = ["NS_PER_STEP", "job_seconds", "job_data_mb"]
 
 #: PFTAL kernel, ns per step per replica: a + b·p
-NS_PER_STEP = {"pftal_a": 300.0, "pftal_b": 15.0, "bandit": 450.0, "tbap_a": 60.0, "tbap_b": 10.0}
-#: comparators, ns per point: the exact squared-loss one, and the geometric median (Weiszfeld, ~100 sweeps)
-NS_PER_POINT = {"sc": 20.0, "gc": 2500.0}
+NS_PER_STEP = {"pftal_a": 330.0, "pftal_b": 13.6, "bandit": 334.0, "tbap_a": 212.0, "tbap_b": 8.4}
+#: comparators, ns per point at p = 2 (scaled by p/2): the projected mean, the geometric median (Weiszfeld)
+NS_PER_POINT = {"sc": 39.0, "gc": 2192.0}
 #: per-job constant: reading the disk pool, imports, tables of runs
 BASE_S = 1.0
 
