@@ -196,6 +196,13 @@ def test_claims_not_evaluated_when_what_ran_lacks_their_points():
     assert _verdicts(good_tables(), {"h_rule": "text", "c_sens": 2.0})["ST2.b"] == {NOT_EVALUATED}
 
 
+def test_findings_state_their_numbers():
+    found = claims_mod.findings(good_tables(), None, SETTINGS)
+    assert [f.figure for f in found] == ["st1", "st4", "st1"]
+    assert "ε = 1" in found[0].text and "0.3" in found[0].text and "slope 0.50" in found[1].text
+    assert claims_mod.findings({}, None, SETTINGS) == []
+
+
 def test_explicit_bound_matches_the_spec_formula():
     run = pd.DataFrame([{"T": 1024, "H": 1.0, "L": 2.0, "p": 2, "eps": 1.0, "loss": "sc", "c_sens": 2.0},
                         {"T": 1024, "H": 0.1, "L": 1.0, "p": 2, "eps": math.inf, "loss": "gc", "c_sens": 2.0}])
