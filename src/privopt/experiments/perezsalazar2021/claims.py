@@ -223,8 +223,11 @@ def _c21(tables, settings):
         raise NotEvaluated("no private point with u ≥ 10")
     v = q["u"] * q["y"]
     finite(v.to_numpy())
-    return Outcome(f"{len(q)} points (k = {sorted(q['k'].unique().tolist())}): u·y in [{_f(v.min())}, {_f(v.max())}]",
-                   bool(((v >= 0.5) & (v <= 1.3)).all()))
+    out = q[(v < 0.5) | (v > 1.3)].assign(v=v)
+    outside = "; outside: " + ", ".join(f"{r.source} k={r.k} ε={r.eps:g}{'' if r.certified else '*'} T={int(r.T):,} "
+                                        f"(η={r.eta:.3g}): {r.v:.2f}" for r in out.itertuples()) if len(out) else ""
+    return Outcome(f"{len(q)} points (k = {sorted(q['k'].unique().tolist())}): u·y in [{_f(v.min())}, {_f(v.max())}]"
+                   + outside, bool(out.empty), details="* = nominal ε (not certified)" if len(out) else "")
 
 
 @CLAIMS.claim("C2.2", "f2", "Collapse slope: y = E[Σ r_i]/T falls like 1/u.", "OLS slope of ln y on ln u over points "
