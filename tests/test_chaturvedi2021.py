@@ -278,12 +278,19 @@ def test_figure2_claims_hold_on_the_calibration_numbers_and_fail_without_the_tre
 
 def test_findings_state_the_label_permutation_result_whichever_way_it_goes():
     base = {**PROTO_FIG1, "E[Random]": PROTO_FIG1["Random"], "PCG0 - E[Random]": [1.0] * 6}
-    index_order = fig1_table({**base, "PCG_perm": PROTO_FIG1["Random"], "PCG - PCG_perm": [2.0] * 6})
+    index_order = fig1_table({**base, "PCG_perm": PROTO_FIG1["Random"], "PCG - PCG_perm": [2.0] * 6,
+                              "PCG0_perm": PROTO_FIG1["Random"]})
     text = claims.findings({"fig1": index_order}, None, CLAIM_SETTINGS)[0].text
     assert text.startswith("Figure 1, paper text (r ∈ {13, 16, 19}, 400 runs each)")
     assert "by -2.00 ± 0.23" in text and "comes from rounding in index order" in text
+    assert "with its labels permuted (a uniform basis in law), 0.00 ± 0.33 from it" in text
     no_effect = fig1_table({**base, "PCG_perm": PROTO_FIG1["PCG"], "PCG - PCG_perm": [0.0] * 6})
     text = claims.findings({"fig1": no_effect}, None, CLAIM_SETTINGS)[0].text
     assert "make no detectable difference" in text
+    fig2 = pd.concat([fig2_table([0.7939, 0.7946, 0.7923, 0.7985], [0.7942, 0.7873, 0.7831, 0.7783]),
+                      fig2_table([0.7939] * 4, [0.7942] * 4).query("algorithm == 'Random'").assign(algorithm="E[Random]")])
+    text = claims.findings({"fig2": fig2}, None, CLAIM_SETTINGS)[0].text
+    assert text.startswith("Figure 2, paper text: PCG's utility/m is within 2 SE of the exact E[Random] at 3 of 4 values")
+    assert "largest gap 0.0056 at m = 10000, 2.8 SE" in text and "DPG is -0.0146 (-7.4 SE) from it at m = 10000" in text
     # without the diagnostic runs there is nothing to state
     assert claims.findings({"fig1": fig1_table(PROTO_FIG1)}, None, CLAIM_SETTINGS) == []
