@@ -45,6 +45,8 @@ __all__ = ["exp_small", "exp_small8", "exp_small4", "exp_tier", "POLY_MAX", "ref
 #: largest η·g evaluated by the polynomial (degree 12: remainder x^13/13!·e^x < 3e-18 at x = 1/4)
 POLY_MAX = 0.25
 _MAX_REFRESH = 1024
+#: item loops of the full-information kernel run over a multiple of this many items
+_PAD = 16
 
 
 @numba.njit(cache=True, inline="always")
@@ -110,15 +112,14 @@ def _draw(w, W, i, n, u):
     probabilities below 1e-15)."""
     target = u * W[i]
     acc = 0.0
-    last = 0
     for a in range(n):
-        wa = w[i, a]
-        if wa > 0.0:
-            last = a
-        acc += wa
+        acc += w[i, a]
         if target < acc:
             return a
-    return last
+    for a in range(n - 1, -1, -1):
+        if w[i, a] > 0.0:
+            return a
+    return n - 1
 
 
 @numba.njit(cache=True, inline="always")
@@ -144,27 +145,14 @@ def _expert_step(Gi, wi, g, n, eta, poly):
     Σ w_new) with the weights *before* the update in the first two, and sets w_i *= exp(η g).  Four interleaved accumulators
     (a fixed summation order, so the same on every machine) keep the sums off the add latency; the
     weight update is a loop of its own, which the compiler vectorises."""
-    s0 = s1 = s2 = s3 = 0.0
-    q0 = q1 = q2 = q3 = 0.0
-    a = 0
-    while a + 4 <= n:
-        g0, g1, g2, g3 = g[a], g[a + 1], g[a + 2], g[a + 3]
-        w0, w1, w2, w3 = wi[a], wi[a + 1], wi[a + 2], wi[a + 3]
-        s0 += w0 * g0
-        s1 += w1 * g1
-        s2 += w2 * g2
-        s3 += w3 * g3
-        q0 += w0 * g0 * g0
-        q1 += w1 * g1 * g1
-        q2 += w2 * g2 * g2
-        q3 += w3 * g3 * g3
-        a += 4
-    while a < n:
-        s0 += wi[a] * g[a]
-        q0 += wi[a] * g[a] * g[a]
-        a += 1
+    sx = 0.0
+    sq = 0.0
+    for a in range(n):
+        x = wi[a] * g[a]
+        sx += x
+        sq += x * g[a]
     if eta == 0.0:
-        return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3), _weight_sum(wi, n)
+        return sx, sq, _weight_sum(wi, n)
     if poly == 4:
         for a in range(n):
             wi[a] *= exp_small4(eta * g[a])
@@ -177,7 +165,7 @@ def _expert_step(Gi, wi, g, n, eta, poly):
     else:
         for a in range(n):
             wi[a] *= math.exp(eta * g[a])
-    return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3), _weight_sum(wi, n)
+    return sx, sq, _weight_sum(wi, n)
 
 
 @numba.njit(cache=True)
@@ -192,10 +180,13 @@ def fi_kernel(P, types, stream_of, ptr, mix_ids, mix_w, k, T, eta, states, ckpt,
     mixture = ptr.shape[0] > 0
     n_ck = ckpt.shape[0]
     record_plays = plays.shape[0] > 0
-    G = np.zeros((k, n))
-    w = np.ones((k, n))
+    # the per-item loops run over npad = n rounded up to 16 items (zero gains and zero weights beyond n),
+    # so the vectorised loops have no scalar remainder
+    npad = ((n + _PAD - 1) // _PAD) * _PAD
+    G = np.zeros((k, npad))
+    w = np.zeros((k, npad))
     W = np.zeros(k)
-    g = np.zeros(n)
+    g = np.zeros(npad)
     mask = np.ones(n)
     prefix = np.zeros(k, dtype=np.int64)
     max_pairs = 1
@@ -211,9 +202,9 @@ def fi_kernel(P, types, stream_of, ptr, mix_ids, mix_w, k, T, eta, states, ckpt,
         s = stream_of[r]
         st = rng_load(states[r])
         for i in range(k):
-            for a in range(n):
+            for a in range(npad):
                 G[i, a] = 0.0
-                w[i, a] = 1.0
+                w[i, a] = 1.0 if a < n else 0.0
             W[i] = float(n)
         since = 0
         total = 0.0
@@ -255,7 +246,7 @@ def fi_kernel(P, types, stream_of, ptr, mix_ids, mix_w, k, T, eta, states, ckpt,
                         ga = c * P[m, a] * mask[a]
                         g[a] = ga
                         G[i, a] += ga
-                sx, sx2, Wn = _expert_step(G[i], w[i], g, n, e, poly)
+                sx, sx2, Wn = _expert_step(G[i], w[i], g, npad, e, poly)
                 xg[r, i] += sx / W[i]
                 xg2[r, i] += sx2 / W[i]
                 W[i] = Wn
