@@ -145,7 +145,11 @@ def constants() -> str:
         except ModuleNotFoundError:
             lines.append(f"- {key}: no cost model (each run job priced at {run_cost.FALLBACK_SECONDS:g} s)")
             continue
-        lines += [f"- {key}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(module.summary())]
+        summary = getattr(module, "summary", None)
+        if summary is None:
+            lines.append(f"- {key}: a cost model without a summary() of its constants")
+            continue
+        lines += [f"- {key}: {line}" if i == 0 else f"  {line}" for i, line in enumerate(summary())]
     lines.append(f"- SLURM runtime = ceil({run_cost.MARGIN:g} × predicted + {run_cost.STARTUP_MIN:g}) min; "
                  f"core-hours count {run_cost.JOB_STARTUP_S:g} s start-up per job")
     return "\n".join(lines)
