@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from privopt import audit
+from privopt.audit import catalogue
 
 
 def _rate(a, planted: bool, n: int) -> float:
@@ -35,7 +36,7 @@ def main() -> None:
     print(f"{'audit':22s} {'correct/s':>11s} {'planted/s':>11s} {'quick n':>9s} {'quick s':>8s} "
           f"{'paper n':>9s} {'paper s (est.)':>14s}")
     total_quick = total_paper = 0.0
-    for a in audit.all_audits():
+    for a in catalogue.all_audits():
         if args.only and a.name not in args.only:
             continue
         n = args.n or max(16, a.samples["quick"] // 2)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from privopt import audit
+from privopt.audit import catalogue
 from privopt.audit import core, events, stats
 
 # ----------------------------------------------------------------------------- statistics
@@ -141,11 +142,11 @@ EXPECTED = {
 @pytest.fixture(scope="module")
 def quick_table():
     # (how long each audit takes is measured by benchmarks/bench_audit.py, never by a test)
-    return audit.run_audits(audit.all_audits(), "quick", seed=0), None
+    return audit.run_audits(catalogue.all_audits(), "quick", seed=0), None
 
 
 def test_registry_covers_every_mechanism():
-    audits = audit.all_audits()
+    audits = catalogue.all_audits()
     assert {a.name for a in audits} == EXPECTED
     for a in audits:
         assert a.paper in ("chaturvedi2021", "shariff2018")
@@ -193,16 +194,16 @@ def test_exponential_mechanism_loses_most_of_its_eps_under_replacement(quick_tab
 def test_run_all_is_deterministic_for_a_seed(quick_table):
     df, _ = quick_table
     names = ["exp_mech_numba", "tree_gaussian"]
-    again = audit.run_all("quick", seed=0, names=names)
+    again = catalogue.run_all("quick", seed=0, names=names)
     ref = df[df.audit.isin(names)].reset_index(drop=True)
     assert again.equals(ref)
-    other = audit.run_all({"*": 2000}, seed=1, names=["exp_mech_numba"])
+    other = catalogue.run_all({"*": 2000}, seed=1, names=["exp_mech_numba"])
     assert other.samples.tolist() == [2000, 2000]
     assert not np.isclose(other.eps_lb.iloc[0], ref.eps_lb.iloc[0])
 
 
 def test_samples_for():
-    a = audit.all_audits()[0]
+    a = catalogue.all_audits()[0]
     assert audit.samples_for(a, "quick") == a.samples["quick"]
     assert audit.samples_for(a, "paper") == a.samples["paper"]
     assert audit.samples_for(a, 123) == 123

@@ -1,4 +1,4 @@
-"""Audit descriptions, one audit run, and the table of all audits (:func:`run_all`).
+"""Audit descriptions, one audit run, and the table of a list of audits (:func:`run_audits`).
 
 An :class:`Audit` names a private mechanism of ``privopt`` on a small instance: the paper
 whose privacy claim is checked, the neighbouring relation used, the claimed (ε, δ), a
@@ -24,11 +24,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from privopt.audit.events import Evidence, audit_continuous, audit_discrete
 from privopt.seeding import seed_sequence
 
-__all__ = ["Audit", "COLUMNS", "SCALES", "evidence", "run_audit", "samples_for"]
+__all__ = ["Audit", "COLUMNS", "SCALES", "evidence", "run_audit", "run_audits", "samples_for"]
 
 #: Columns of the audit table, in order.
 COLUMNS = [
@@ -152,3 +153,14 @@ def run_audit(audit: Audit, planted: bool, n: int, seed: int = 0, *, alpha: floa
         "result": result,
         "event": f"{ev.direction}: {ev.event}",
     }
+
+
+def run_audits(audits, samples_scale="quick", seed: int = 0, *, alpha: float = 0.05) -> pd.DataFrame:
+    """The audit table of ``audits`` (a list of :class:`Audit`), one row per (audit, variant), correct
+    then planted; arguments as :func:`privopt.audit.catalogue.run_all`."""
+    rows = []
+    for audit in audits:
+        n = samples_for(audit, samples_scale)
+        for planted in (False, True):
+            rows.append(run_audit(audit, planted, n, seed, alpha=alpha))
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,34 @@
+"""Every audit of the library's own mechanisms, and their table.
+
+The papers' pipelines run the audits each paper declares (``Paper.audits``); this catalogue is
+the library-wide view used by the tests and by ``benchmarks/bench_audit.py``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from privopt.audit import continuous, exponential, greedy, tree
+from privopt.audit.core import Audit, run_audits
+
+__all__ = ["all_audits", "run_all"]
+
+
+def all_audits() -> list[Audit]:
+    """Every audit, in table order."""
+    return [*exponential.audits(), *greedy.audits(), *continuous.audits(), *tree.audits()]
+
+
+def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=None) -> pd.DataFrame:
+    """The audit table: one row per (audit, variant) with variant "correct" then "planted".
+
+    ``samples_scale``: "quick" (about half a minute on one core), "paper" (10x the samples),
+    an int (samples per input for every audit) or a dict {audit name or "*": scale or int}.
+    ``seed``: every random stream is ``seed_sequence("audit", name, {variant, input,
+    samples}, seed)``, so the table is deterministic for a seed.  ``names`` restricts the
+    audits run.  Columns: :data:`privopt.audit.core.COLUMNS`; ``confidence`` is 1 − α of
+    ``eps_lb``; ``exact_eps`` is NaN where the law is not computed; ``samples`` is per input;
+    ``result`` is pass/VIOLATION (correct) or caught/missed (planted).
+    """
+    chosen = [a for a in all_audits() if names is None or a.name in names]
+    return run_audits(chosen, samples_scale, seed, alpha=alpha)
