@@ -201,6 +201,10 @@ def test_findings_state_their_numbers():
     assert [f.figure for f in found] == ["st1", "st4", "st1"]
     assert "ε = 1" in found[0].text and "0.3" in found[0].text and "slope 0.50" in found[1].text
     assert claims_mod.findings({}, None, SETTINGS) == []
+    one_T = good_tables()
+    one_T["st1"] = one_T["st1"][one_T["st1"]["T"] == one_T["st1"]["T"].max()]
+    text = claims_mod.findings(one_T, None, SETTINGS)[0].text
+    assert "from T" not in text and "× the non-private regret" in text, text
 
 
 def test_explicit_bound_matches_the_spec_formula():

@@ -320,10 +320,13 @@ def _st1_finding(st1: pd.DataFrame) -> Finding | None:
     n1 = _mean_at(sc, T=t1, eps=math.inf)
     if not all(math.isfinite(v) for v in (p0, p1, n1)) or min(p0, n1) <= 0:
         return None
+    price = f"at T = {int(t1)} it is {fmt_sig(p1 / n1)}× the non-private regret ({fmt_sig(n1)})."
+    if t0 == t1:  # one horizon run: no growth to state
+        return Finding(f"Squared loss on the Uber disk: PFTAL's regret at ε = {e:g} and T = {int(t1)} is {fmt_sig(p1)}; "
+                       + price, "st1")
     grow = (math.log(t1) / math.log(t0)) ** 2.5
     return Finding(f"Squared loss on the Uber disk: from T = {int(t0)} to {int(t1)} PFTAL's regret at ε = {e:g} goes from "
-                   f"{fmt_sig(p0)} to {fmt_sig(p1)} (×{fmt_sig(p1 / p0)}; ln^2.5 T grows ×{fmt_sig(grow)}), and at "
-                   f"T = {int(t1)} it is {fmt_sig(p1 / n1)}× the non-private regret ({fmt_sig(n1)}).", "st1")
+                   f"{fmt_sig(p0)} to {fmt_sig(p1)} (×{fmt_sig(p1 / p0)}; ln^2.5 T grows ×{fmt_sig(grow)}), and " + price, "st1")
 
 
 def _st4_finding(st4: pd.DataFrame) -> Finding | None:
