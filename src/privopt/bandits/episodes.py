@@ -34,6 +34,7 @@ import pandas as pd
 from privopt.bandits.instances import BanditInstance, draw_theta, householder, zone_mode
 from privopt.bandits.kernels import audit_layout, audit_width, dim_tag, episode_kernel, episode_kernel_batched
 from privopt.bandits.linucb import run_episode_reference
+from privopt.bandits.lockstep import lockstep_kernel, noise_group_key
 from privopt.bandits.parameters import MECH_CODES, VariantParams
 from privopt.bandits.results import EpisodeResult, record_grid
 from privopt.bandits.streams import SeedLike, as_seed_sequence, episode_streams, sample_audit_rounds
@@ -43,6 +44,7 @@ __all__ = [
     "EpisodeBatch",
     "run_episode",
     "run_episodes",
+    "run_lockstep",
     "AUDIT_COLUMNS",
     "evaluate_audit",
 ]
@@ -71,6 +73,18 @@ def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
         hn = float(np.sqrt(h @ np.linalg.solve(H, h))) if lam[0] > 0 else np.inf
         rows.append((int(r[0]), lam[0], lam[-1], hn, float(np.sqrt(max(diff @ V @ diff, 0.0))), r[1], r[2]))
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+def _audit_rounds(audit, n_rounds: int) -> np.ndarray:
+    """Audited rounds: none (None), k evenly spaced (int) or the given rounds (array)."""
+    if audit is None:
+        return np.zeros(0, dtype=np.int64)
+    if np.isscalar(audit):
+        return np.unique(np.linspace(1, n_rounds, int(audit)).round().astype(np.int64))
+    audit_t = np.unique(np.asarray(audit, dtype=np.int64))
+    if audit_t.size and (audit_t[0] < 1 or audit_t[-1] > n_rounds):
+        raise ValueError("audit rounds must lie in [1, n_rounds]")
+    return audit_t
 
 
 def _check(params: VariantParams, instance: BanditInstance, n_rounds: int) -> None:
@@ -125,14 +139,7 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
              else draw_theta(env, d))
     grid = record_grid(n_rounds, record)
     rec_out = np.zeros(grid.size)
-    if audit is None:
-        audit_t = np.zeros(0, dtype=np.int64)
-    elif np.isscalar(audit):
-        audit_t = np.unique(np.linspace(1, n_rounds, int(audit)).round().astype(np.int64))
-    else:
-        audit_t = np.unique(np.asarray(audit, dtype=np.int64))
-        if audit_t.size and (audit_t[0] < 1 or audit_t[-1] > n_rounds):
-            raise ValueError("audit rounds must lie in [1, n_rounds]")
+    audit_t = _audit_rounds(audit, n_rounds)
     audit_out = np.zeros((audit_t.size, audit_width(d)))
     tr = np.zeros(n_rounds if trace else 0, dtype=np.int64)
     mech = MECH_CODES[variant.mechanism]
@@ -163,6 +170,81 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
         extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel})
 
 
+def lockstep_eligible(variants: Sequence[VariantParams], instance: BanditInstance, kernel: str = "auto") -> bool:
+    """Whether :func:`run_lockstep` reproduces these runs exactly: at least two variants, all for the
+    instance's d and run with the on-the-fly kernel (the batched kernel's BLAS product sums in
+    another order, so its large-d runs stay per variant)."""
+    if len(variants) < 2 or kernel == "batched":
+        return False
+    if kernel == "auto" and instance.d >= BATCHED_MIN_D:
+        return False
+    return all(isinstance(v, VariantParams) and v.d == instance.d for v in variants)
+
+
+def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_rounds: int, seed: SeedLike, *,
+                 record=None, audit=None, trace: bool = False) -> list[EpisodeResult]:
+    """Run the variants of one seed together (:func:`privopt.bandits.lockstep.lockstep_kernel`).
+
+    Returns one :class:`EpisodeResult` per variant, in order, identical to
+    ``run_episode(v, instance, n_rounds, seed, record=record, audit=audit, trace=trace, kernel="onthefly")``
+    except ``wall_s`` (the group's wall time shared equally among its variants) and ``extra["lockstep"]``
+    (the number of variants run together).  The streams are those of the seed
+    (:func:`privopt.bandits.streams.episode_streams`): one environment stream, one noise stream per
+    noise group (variants with equal :func:`~privopt.bandits.lockstep.noise_group_key`), each starting
+    from the state the variant's own run starts from.
+    """
+    variants = list(variants)
+    if not variants:
+        return []
+    for v in variants:
+        _check(v, instance, n_rounds)
+    n_rounds = int(n_rounds)
+    ss = as_seed_sequence(seed)
+    d = instance.d
+    env, _ = episode_streams(ss, "none")
+    theta = (np.asarray(instance.theta, dtype=np.float64) if instance.theta is not None
+             else draw_theta(env, d))
+    keys, vgroup = [], []
+    for v in variants:
+        key = noise_group_key(v.mechanism, max(v.m, 1), float(v.df), v.L_tilde_sq, v.sigma_noise)
+        if key not in keys:
+            keys.append(key)
+        vgroup.append(keys.index(key))
+    noise = np.stack([episode_streams(ss, k[0])[1].state for k in keys]).astype(np.uint64)
+    nv = len(variants)
+    grid = record_grid(n_rounds, record)
+    rec_out = np.zeros((nv, grid.size))
+    audit_t = _audit_rounds(audit, n_rounds)
+    audit_out = np.zeros((nv, audit_t.size, audit_width(d)))
+    tr = np.zeros((nv, n_rounds if trace else 0), dtype=np.int64)
+    hv, hc, hs = householder(theta)
+    om = 1.0 - zone_mode(instance.low, instance.high, d) ** 2
+    t0 = time.perf_counter()
+    pd_fail, n_opt, draws = lockstep_kernel(
+        env.state, noise, dim_tag(d), instance.n_arms, instance.opt_mean, instance.low, instance.high,
+        om, hv, hc, hs, instance.reward == "gaussian", np.asarray(vgroup, dtype=np.int64),
+        np.array([MECH_CODES[k[0]] for k in keys], dtype=np.int64), np.array([k[1] for k in keys], dtype=np.int64),
+        np.array([k[2] for k in keys]), np.array([k[3] for k in keys]), np.array([k[4] for k in keys]),
+        np.array([v.shift for v in variants], dtype=np.float64), np.array([v.kappa for v in variants]),
+        np.array([v.xi for v in variants]), np.array([v.sigma for v in variants], dtype=np.float64),
+        n_rounds, grid, rec_out, audit_t, audit_out, tr)
+    wall = time.perf_counter() - t0
+    out = []
+    for i, v in enumerate(variants):
+        if pd_fail[i]:
+            log.warning("%s: %d Cholesky failures of V_t (eigen-clipped)", v.name, pd_fail[i])
+        out.append(EpisodeResult(
+            variant=v.name, params=v, n_rounds=n_rounds, t=grid, regret=rec_out[i].copy(), theta=theta,
+            pd_failures=int(pd_fail[i]), n_optimal=int(n_opt[i]), node_draws=int(draws[i]), wall_s=wall / nv,
+            engine="numba", audit=evaluate_audit(audit_out[i], theta) if audit is not None else None,
+            trace=tr[i].copy() if trace else None,
+            extra={"env_state_end": env.state.copy(), "noise_state_end": noise[vgroup[i]].copy(),
+                   "kernel": "onthefly", "lockstep": nv}))
+    log.debug("lockstep of %d variants: %d rounds in %.3f s (%.3f us/round)", nv, n_rounds, wall,
+              1e6 * wall / max(1, n_rounds))
+    return out
+
+
 @dataclass
 class EpisodeBatch:
     """Results of :func:`run_episodes`.
@@ -180,7 +262,7 @@ class EpisodeBatch:
 def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_rounds: int,
                  seeds: Iterable[SeedLike], *, labels: Iterable | None = None, record=None, audit=None,
                  audit_sample: int | None = None, engine: str = "numba",
-                 kernel: str = "auto") -> EpisodeBatch:
+                 kernel: str = "auto", lockstep: bool = False) -> EpisodeBatch:
     """Run every variant on every seed (common random numbers across variants for each seed).
 
     ``labels`` name the seeds in the output (default: the seed itself for ints, else its position).
@@ -188,7 +270,9 @@ def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_
     instead audits, for each seed, a random sample of k rounds drawn by that seed's audit stream
     (:func:`sample_audit_rounds`; the same rounds for every variant of the seed).
     Runs are executed sequentially in this process; parallelism belongs to the caller (one job per
-    block of seeds).
+    block of seeds).  ``lockstep=True`` runs all variants of a seed together (:func:`run_lockstep`)
+    where that reproduces the per-variant runs exactly (:func:`lockstep_eligible`, numba engine);
+    the outputs are the same except the per-run ``wall_s``.
     """
     seeds = list(seeds)
     if labels is None:
@@ -206,9 +290,12 @@ def run_episodes(variants: Sequence[VariantParams], instance: BanditInstance, n_
     for label, seed in zip(labels, seeds):
         ss = as_seed_sequence(seed)  # resolve once so every variant sees the same streams
         rounds = audit if audit_sample is None else sample_audit_rounds(ss, n_rounds, audit_sample)
-        for v in variants:
-            res = run_episode(v, instance, n_rounds, ss, record=record, audit=rounds, engine=engine,
-                              kernel=kernel)
+        if lockstep and engine == "numba" and lockstep_eligible(variants, instance, kernel):
+            results = run_lockstep(variants, instance, n_rounds, ss, record=record, audit=rounds)
+        else:
+            results = [run_episode(v, instance, n_rounds, ss, record=record, audit=rounds, engine=engine,
+                                   kernel=kernel) for v in variants]
+        for v, res in zip(variants, results):
             cf = res.to_frame()
             cf.insert(1, "seed", label)
             curves.append(cf)

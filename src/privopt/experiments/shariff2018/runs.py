@@ -12,6 +12,13 @@ params, seed)`` where ``params`` holds only what defines the *environment* of th
 * Exp. 3 (Fig. 5): ``{"gap"}`` — every ρ_min grid point and both mechanisms share the environment,
   and the Wishart grid points also share their noise matrices.
 
+Lockstep (issue 14): the variants of an Exp. 2 or Exp. 3 block run together, seed by seed
+(:func:`privopt.bandits.episodes.run_lockstep`): each round's decision set and reward coin are drawn
+once, each noise group's tree noise once, and every variant is updated — exactly the records of
+running them one by one (``wall_s`` is the group's time shared among its variants).  Exp. 1 stays per
+variant: its streams are keyed by the reward model as well as d, so its two reward models do not
+share arms (sharing them would change the keying, hence every Exp. 1 table).
+
 Quick scale (spec §9.4): constants always use the full horizon ``n``; only ``n_rounds ≤ n`` rounds
 are simulated, so a quick curve is an exact prefix of the paper-scale curve.
 
@@ -137,7 +144,7 @@ def exp2_block_with_audit(gap: float, seeds: Sequence[int], *, n: int, n_rounds:
     instance = BanditInstance(d=d, gap=float(gap))
     ss = seeds_for("exp2", {"gap": float(gap)}, seeds)
     batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds), record=rec_every,
-                         audit_sample=int(audit_rounds) if audit_rounds else None)
+                         audit_sample=int(audit_rounds) if audit_rounds else None, lockstep=True)
     records = _tidy(batch, experiment="exp2", gap=float(gap), d=int(d))
     if not audit_rounds or batch.audits is None or batch.audits.empty:
         return records, empty_audit()
@@ -181,7 +188,7 @@ def exp3_block(mechanism: str, gap: float, seeds: Sequence[int], *, n: int, n_ro
     instance = BanditInstance(d=d, gap=float(gap))
     ss = seeds_for("exp3", {"gap": float(gap)}, seeds)
     batch = run_episodes(vs, instance, n_rounds, ss, labels=list(seeds),
-                         record=max(1, n_rounds // max(1, int(rec_points))))
+                         record=max(1, n_rounds // max(1, int(rec_points))), lockstep=True)
     out = _tidy(batch, experiment="exp3", mechanism=mechanism, gap=float(gap), d=int(d))
     rho_of = {v.name: v.rho_min for v in vs}
     out.insert(3, "rho_min", out["variant"].map(rho_of).astype(float))

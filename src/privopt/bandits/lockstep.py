@@ -1,0 +1,216 @@
+"""Variants in lockstep: one numba kernel runs several variants of one seed together, round by round.
+
+Every sweep of the experiments runs several variants on the same seed with common random numbers
+(:mod:`privopt.bandits.streams`): all variants of a seed see the same θ*, decision sets and reward
+coins, and variants of the same mechanism with the same node-noise parameters (the two Wishart
+variants of Fig. 4, every Wishart — or every Gaussian — ρ_min grid point of Fig. 5) also draw the same
+tree noise.  :func:`lockstep_kernel` draws each round's decision set and reward coin once, advances each
+*noise group* (variants with the same mechanism, tree size, df, node scale and σ_noise) once, and then
+updates every variant.
+
+Exactness (relied upon by the pipeline and asserted by the tests): for every variant the kernel
+performs the same floating-point operations, in the same order, as
+:func:`privopt.bandits.kernels.episode_kernel` run on that variant alone — the same release, Cholesky,
+β_t and B = C⁻¹Q helpers; the arms drawn by the same sampler from the same environment stream; the UCB
+of arm j computed with the same expression (s = Σ_{k≥1} B[i,k]·g_k from 0.0 in increasing k,
+w_i = T·B[i,0] + sc·s, mean and ‖w‖² accumulated in increasing i, mean + β·sqrt(‖w‖²)); the same
+running argmax with ties (:data:`privopt.bandits.kernels.TIE_RTOL`) to the lowest index; the same
+reward from the one shared coin.  No fast-math flag is used, so the compiler may not reassociate any
+of these sums: the results (regret records, chosen arms, counters, audit rows, final stream states)
+are identical, bit for bit, to running the variants one by one.
+
+Scoring form: the decision set is buffered (T_j, sc_j and the Gaussian directions g_j, arms along the
+contiguous axis), and each variant scores all K arms with loops whose innermost index is the arm — the
+per-arm sums stay sequential in i and k, but independent across arms, which the compiler can turn into
+SIMD lanes without changing any result.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from privopt.bandits.kernels import (
+    TIE_RTOL,
+    _audit_dump,
+    _b_matrix,
+    _embed,
+    _record_start,
+    _release_and_factor,
+    _tree_advance,
+    draw_arm_prime,
+)
+from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
+
+__all__ = ["lockstep_kernel", "noise_group_key"]
+
+
+def noise_group_key(mechanism: str, m: int, df: float, node_scale: float, sigma_noise: float) -> tuple:
+    """Variants with equal keys draw identical tree noise from the same noise stream (one group)."""
+    return (mechanism, int(m), float(df), float(node_scale), float(sigma_noise))
+
+
+@numba.njit(cache=True)
+def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
+                    vgroup, gmech, gm, gdf, gscale, gsigma, vshift, vkappa, vxi, vsigma,
+                    n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
+    """Run the variants v = 0..nv−1 of one seed together (module docstring).
+
+    Parameters (as :func:`privopt.bandits.kernels.episode_kernel`, per variant or per noise group)
+    ----------
+    env : uint64[4] environment state (advanced in place; θ* already drawn by the caller).
+    noise : uint64[ng, 4] noise states, one per noise group (advanced in place).
+    vgroup : int64[nv] noise group of each variant.
+    gmech, gm, gdf, gscale, gsigma : per group — mechanism code, tree levels, Wishart df, Wishart node
+        scale (L̃²), Gaussian node σ.
+    vshift, vkappa, vxi, vsigma : per variant — shift, κ, ξ, σ of β_t.
+    rec_out : (nv, len(rec_t)); audit_out : (nv, len(audit_t), audit width); trace : (nv, n_rounds)
+        or (nv, 0).
+
+    Returns int64 arrays (pd_failures[nv], n_optimal[nv], node_draws[nv]).
+    """
+    d = len(dim_tag)
+    nv = vgroup.shape[0]
+    ng = gmech.shape[0]
+    npk = (d + 1) * (d + 2) // 2 - 1
+    mmax = 1
+    for gi in range(ng):
+        if gm[gi] > mmax:
+            mmax = gm[gi]
+    # ---- per-variant statistics and work arrays ----
+    G = np.zeros((nv, d, d))
+    u = np.zeros((nv, d))
+    V = np.zeros((nv, d, d))
+    C = np.zeros((nv, d, d))
+    Ci = np.zeros((nv, d, d))
+    B = np.zeros((nv, d, d))
+    invd = np.zeros((nv, d))
+    ut = np.zeros((nv, d))
+    yv = np.zeros((nv, d))
+    cv = np.zeros((nv, d))
+    beta = np.zeros(nv)
+    logdet = np.zeros(nv)
+    best = np.zeros(nv, dtype=np.int64)
+    x = np.zeros(d)
+    # ---- per-group tree noise ----
+    eta = np.zeros((ng, mmax, npk))
+    Nsum = np.zeros((ng, npk))
+    abuf = np.zeros((ng, d + 1, d + 1))
+    nodebuf = np.zeros((ng, npk))
+    gdraws = np.zeros(ng, dtype=np.int64)
+    # ---- the decision set of the round (arms along the contiguous axis) ----
+    g = np.zeros(d)
+    Tb = np.zeros(K)
+    Sb = np.zeros(K)
+    Gb = np.zeros((d, K))
+    sbuf = np.zeros(K)
+    mean = np.zeros(K)
+    nrm = np.zeros(K)
+    pd_fail = np.zeros(nv, dtype=np.int64)
+    n_opt = np.zeros(nv, dtype=np.int64)
+    draws = np.zeros(nv, dtype=np.int64)
+    cum = np.zeros(nv)
+    width = high - low
+    do_trace = trace.shape[1] > 0
+    n_rec = rec_t.shape[0]
+    n_aud = audit_t.shape[0]
+    ri = 0
+    for v in range(nv):
+        ri = _record_start(rec_t, rec_out[v])
+    ai = 0
+    est = rng_load(env)
+    for t in range(1, n_rounds + 1):
+        # ---- tree noise of round t, once per noise group ----
+        for gi in range(ng):
+            if gmech[gi] != 0:
+                gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
+                                            gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
+        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q ----
+        for v in range(nv):
+            gi = vgroup[v]
+            ld, failed = _release_and_factor(G[v], u[v], Nsum[gi], gmech[gi], vshift[v], d, V[v], C[v], invd[v],
+                                             ut[v], yv[v])
+            pd_fail[v] += failed
+            logdet[v] = ld
+            arg = vkappa[v] + ld
+            beta[v] = vsigma[v] * math.sqrt(arg if arg > 0.0 else 0.0) + vxi[v]
+            _b_matrix(C[v], invd[v], hv, hc, hs, d, Ci[v], cv[v], B[v])
+        # ---- the decision set, drawn once ----
+        u0, est = rng_uniform_t(est)
+        jo = int(u0 * K)
+        for j in range(K):
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            Tb[j] = tj
+            Sb[j] = sc
+            for k in range(1, d):
+                Gb[k, j] = g[k]
+        # ---- per variant: UCB of every arm (arm index innermost), running argmax ----
+        for v in range(nv):
+            for j in range(K):
+                mean[j] = 0.0
+                nrm[j] = 0.0
+            for i in range(d):
+                for j in range(K):
+                    sbuf[j] = 0.0
+                for k in range(1, d):
+                    bik = B[v, i, k]
+                    for j in range(K):
+                        sbuf[j] += bik * Gb[k, j]
+                bi0 = B[v, i, 0]
+                yi = yv[v, i]
+                for j in range(K):
+                    wi = Tb[j] * bi0 + Sb[j] * sbuf[j]
+                    mean[j] += yi * wi
+                    nrm[j] += wi * wi
+            bv = beta[v]
+            bj = -1
+            best_ucb = -np.inf
+            for j in range(K):
+                ucb = mean[j] + bv * math.sqrt(nrm[j])
+                if bj < 0 or ucb > best_ucb + TIE_RTOL * abs(best_ucb):
+                    best_ucb = ucb
+                    bj = j
+            best[v] = bj
+            if bj == jo:
+                n_opt[v] += 1
+            if do_trace:
+                trace[v, t - 1] = bj
+        while ai < n_aud and audit_t[ai] == t:
+            for v in range(nv):
+                gi = vgroup[v]
+                _audit_dump(ai, t, d, gmech[gi], Nsum[gi], vshift[v], V[v], C[v], invd[v], yv[v], beta[v],
+                            logdet[v], audit_out[v])
+            ai += 1
+        # ---- the reward coin, drawn once; per variant: reward, statistics, regret ----
+        if reward_gauss:
+            z, est = rng_normal_t(est)
+        else:
+            z, est = rng_uniform_t(est)
+        for v in range(nv):
+            bj = best[v]
+            mu = Tb[bj]
+            for k in range(1, d):
+                g[k] = Gb[k, bj]
+            _embed(mu, Sb[bj], g, hv, hc, hs, d, x)
+            if reward_gauss:
+                y = mu + z
+            else:
+                y = 1.0 if z < 0.5 * (1.0 + mu) else -1.0
+            Gv = G[v]
+            uv = u[v]
+            for i in range(d):
+                xi_ = x[i]
+                for j in range(i + 1):
+                    Gv[i, j] += xi_ * x[j]
+                uv[i] += y * xi_
+            cum[v] += opt_mean - mu
+        while ri < n_rec and rec_t[ri] == t:
+            for v in range(nv):
+                rec_out[v, ri] = cum[v]
+            ri += 1
+    rng_store(env, est)
+    for v in range(nv):
+        draws[v] = gdraws[vgroup[v]]
+    return pd_fail, n_opt, draws

@@ -1,0 +1,127 @@
+"""Variants in lockstep (issue 14): one kernel runs all variants of a seed together and gives exactly
+the results of running them one by one (the per-variant numba kernel and the numpy reference)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from privopt.bandits import (
+    VARIANTS,
+    BanditInstance,
+    params_for_rho_min,
+    rho_min_grid,
+    run_episode,
+    run_episodes,
+    variant_params,
+)
+from privopt.bandits.episodes import lockstep_eligible, run_lockstep
+from privopt.experiments.shariff2018 import runs
+from privopt.seeding import seed_sequence
+
+N_PAPER = 50_000_000
+
+
+def exp2_variants(d=5):
+    return [variant_params(v, N_PAPER, d) for v in VARIANTS]
+
+
+def exp3_variants(mechanism, d=5):
+    return [params_for_rho_min(mechanism, rho, N_PAPER, d, name=f"{mechanism}@{i}")
+            for i, rho in enumerate(rho_min_grid(N_PAPER, d))]
+
+
+def assert_same_run(a, b):
+    """Everything a run returns, bit for bit (wall time aside)."""
+    assert a.variant == b.variant and a.n_rounds == b.n_rounds
+    np.testing.assert_array_equal(a.t, b.t)
+    np.testing.assert_array_equal(a.regret, b.regret)
+    np.testing.assert_array_equal(a.theta, b.theta)
+    np.testing.assert_array_equal(a.trace, b.trace)
+    assert (a.pd_failures, a.n_optimal, a.node_draws) == (b.pd_failures, b.n_optimal, b.node_draws)
+    np.testing.assert_array_equal(a.extra["env_state_end"], b.extra["env_state_end"])
+    np.testing.assert_array_equal(a.extra["noise_state_end"], b.extra["noise_state_end"])
+    if a.audit is None:
+        assert b.audit is None
+    else:
+        pd.testing.assert_frame_equal(a.audit, b.audit, check_exact=True)
+
+
+CASES = {
+    "exp2": (exp2_variants, BanditInstance(d=5, gap=0.1), 1100),        # past 1024: an exact tree refresh
+    "exp2 gap 0": (exp2_variants, BanditInstance(d=5, gap=0.0), 300),
+    "exp2 gaussian rewards d=3": (lambda: exp2_variants(3), BanditInstance(d=3, gap=0.1, reward="gaussian"), 300),
+    "exp3 wishart": (lambda: exp3_variants("wishart"), BanditInstance(d=5, gap=0.1), 300),
+    "exp3 gaussian": (lambda: exp3_variants("gaussian"), BanditInstance(d=5, gap=0.0), 300),
+    "mixed grid and defaults": (lambda: exp3_variants("wishart", 4)[:3] + exp2_variants(4)[::-1],
+                                BanditInstance(d=4, gap=0.1), 200),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.filterwarnings("ignore")
+def test_lockstep_equals_per_variant_kernel(case):
+    make, inst, n_rounds = CASES[case]
+    vs = make()
+    seed = seed_sequence("shariff2018", "test_lockstep", {"case": case}, 5)
+    audit = [1, 2, 3, 64, n_rounds]
+    together = run_lockstep(vs, inst, n_rounds, seed, record=37, audit=audit, trace=True)
+    assert len(together) == len(vs)
+    for v, res in zip(vs, together):
+        alone = run_episode(v, inst, n_rounds, seed, record=37, audit=audit, trace=True, kernel="onthefly")
+        assert_same_run(res, alone)
+        assert res.extra["lockstep"] == len(vs)
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_lockstep_equals_numpy_reference():
+    inst = BanditInstance(d=5, gap=0.1)
+    vs = exp2_variants()
+    together = run_lockstep(vs, inst, 200, 77, record=25, trace=True)
+    for v, res in zip(vs, together):
+        ref = run_episode(v, inst, 200, 77, record=25, trace=True, engine="numpy")
+        np.testing.assert_array_equal(res.trace, ref.trace)
+        np.testing.assert_array_equal(res.regret, ref.regret)
+        np.testing.assert_array_equal(res.extra["env_state_end"], ref.extra["env_state_end"])
+        np.testing.assert_array_equal(res.extra["noise_state_end"], ref.extra["noise_state_end"])
+        assert (res.n_optimal, res.node_draws) == (ref.n_optimal, ref.node_draws)
+
+
+def test_run_episodes_lockstep_frames_equal_per_variant():
+    inst = BanditInstance(d=5, gap=0.1)
+    vs = exp2_variants()
+    seeds = [seed_sequence("shariff2018", "exp2", {"gap": 0.1}, s) for s in range(2)]
+    kw = dict(labels=[0, 1], record=50, audit_sample=20)
+    a = run_episodes(vs, inst, 400, seeds, lockstep=True, **kw)
+    b = run_episodes(vs, inst, 400, seeds, **kw)
+    pd.testing.assert_frame_equal(a.curves, b.curves, check_exact=True)
+    pd.testing.assert_frame_equal(a.runs.drop(columns=["wall_s", "us_per_round"]),
+                                  b.runs.drop(columns=["wall_s", "us_per_round"]), check_exact=True)
+    pd.testing.assert_frame_equal(a.audits, b.audits, check_exact=True)
+
+
+def test_lockstep_eligibility():
+    inst = BanditInstance(d=5, gap=0.1)
+    vs = exp2_variants()
+    assert lockstep_eligible(vs, inst)
+    assert not lockstep_eligible(vs[:1], inst)  # one variant: nothing to share
+    assert not lockstep_eligible(vs, inst, kernel="batched")  # BLAS sums in another order
+    big = BanditInstance(d=12, gap=0.1)
+    assert not lockstep_eligible(exp2_variants(12), big)
+    assert lockstep_eligible(exp2_variants(12), big, kernel="onthefly")
+
+
+def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
+    """The Exp. 2 (with audit) and Exp. 3 blocks run in lockstep and give the per-variant records."""
+    kw2 = dict(n=N_PAPER, n_rounds=300, d=5, rec_every=100, audit_rounds=30)
+    kw3 = dict(n=N_PAPER, n_rounds=300, rec_points=3)
+    fast2 = runs.exp2_block_with_audit(0.1, [0, 1], **kw2)
+    fast3 = runs.exp3_block("wishart", 0.1, [0], **kw3)
+    original = runs.run_episodes
+    monkeypatch.setattr(runs, "run_episodes", lambda *a, **k: original(*a, **{**k, "lockstep": False}))
+    slow2 = runs.exp2_block_with_audit(0.1, [0, 1], **kw2)
+    slow3 = runs.exp3_block("wishart", 0.1, [0], **kw3)
+    for fast, slow in [(fast2[0], slow2[0]), (fast3, slow3)]:
+        pd.testing.assert_frame_equal(fast.drop(columns="wall_s"), slow.drop(columns="wall_s"), check_exact=True)
+    pd.testing.assert_frame_equal(fast2[1], slow2[1], check_exact=True)
