@@ -6,7 +6,18 @@ For every variant of Fig. 4 (paper constants: n = 5·10^7, d = 5, K = 25, ε = 1
 implementation of the same variant (``privopt.bandits.linucb``, ``--ref-rounds`` rounds), timed in the
 same process, and their ratio.  Also the first-call time (numba compilation or cache load).
 
-Target (spec §9.1 / task brief): ≤ 2 µs per round per run for every private variant on one core.
+Beside each variant: the random-draw floor of its round (``bench_bandit_floor.py``: the same draws
+from the project's generator and nothing else), measured in the same run, and the ratio to it.  The
+numpy reference is warmed up (a few rounds, untimed) before it is timed, so its figure never includes
+the first compilation of the numba samplers it calls.
+
+Lockstep groups (issue 14, :func:`privopt.bandits.episodes.run_lockstep`): µs per round of the whole
+group (Fig. 4's four variants; Fig. 5's nine-point ρ_min grid of each mechanism), the group's own
+floor (environment drawn once, each noise group once) and the ratios to that floor, to one variant's
+round and to the sum of its variants' rounds run one by one.
+
+Target (spec §9.1 / task brief): ≤ 2 µs per round per run for every private variant on one core
+(issue 14: ≤ 1.5× the floor per variant, an Exp. 3 lockstep round ≤ 3× one variant's round).
 Peers on this kind of machine: BanditLib private LinUCB 146–177 µs/round (shifted Wishart; 45 µs
 Gaussian); the authors' Julia ≤ 72 µs/round.
 
@@ -35,8 +46,18 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-from privopt.bandits import VARIANTS, BanditInstance, nonprivate_params, run_episode, variant_params  # noqa: E402
-from privopt.bandits.episodes import BATCHED_MIN_D  # noqa: E402
+from bench_bandit_floor import floor_us_per_round  # noqa: E402
+
+from privopt.bandits import (  # noqa: E402
+    VARIANTS,
+    BanditInstance,
+    nonprivate_params,
+    params_for_rho_min,
+    rho_min_grid,
+    run_episode,
+    variant_params,
+)
+from privopt.bandits.episodes import BATCHED_MIN_D, run_lockstep  # noqa: E402
 
 N_PAPER = 50_000_000
 PEERS = {
@@ -57,6 +78,27 @@ def time_kernel(params, inst, rounds: int, repeats: int, kernel: str = "onthefly
         run_episode(params, inst, rounds, rep + 1, kernel=kernel, record=max(1, rounds // 100))
         per_round.append(1e6 * (time.perf_counter() - t0) / rounds)
     return first, per_round
+
+
+def time_lockstep(variants, inst, rounds: int, repeats: int) -> tuple[float, list[float]]:
+    """(first call s, µs per round of the whole group per run) of :func:`run_lockstep`."""
+    t0 = time.perf_counter()
+    run_lockstep(variants, inst, 2, 0)
+    first = time.perf_counter() - t0
+    per_round = []
+    for rep in range(repeats):
+        t0 = time.perf_counter()
+        run_lockstep(variants, inst, rounds, rep + 1, record=max(1, rounds // 100))
+        per_round.append(1e6 * (time.perf_counter() - t0) / rounds)
+    return first, per_round
+
+
+def lockstep_groups(d: int = 5) -> dict[str, list]:
+    """The lockstep groups of the pipeline at paper constants: Fig. 4's variants, Fig. 5's grids."""
+    grid = rho_min_grid(N_PAPER, d)
+    return {"fig4 (4 variants)": [variant_params(v, N_PAPER, d) for v in VARIANTS],
+            **{f"fig5 {mech} (9 rho_min)": [params_for_rho_min(mech, r, N_PAPER, d, name=f"{mech}@{i}")
+                                          for i, r in enumerate(grid)] for mech in ("wishart", "gaussian")}}
 
 
 def cost_point(name: str, d: int, reward: str, repeats: int, n: int) -> tuple[float, float, float, str, int]:
@@ -122,19 +164,43 @@ def main() -> None:
     print(f"# d = 5, K = 25, n = 5e7 constants, gap 0.1, ±1 rewards; {args.repeats} x {args.rounds} rounds")
     inst = BanditInstance(d=5, gap=0.1)
     header = (f"{'variant':18s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} "
-              f"{'numpy us/rd':>11s} {'ratio':>7s}   peers")
+              f"{'floor us/rd':>11s} {'x floor':>7s} {'numpy us/rd':>11s} {'numpy/numba':>11s}   peers")
     print(header)
+    alone = {}
+    floors = {}
     for name in VARIANTS:
         p = variant_params(name, N_PAPER, 5)
         first, per_round = time_kernel(p, inst, args.rounds, args.repeats)
         med, best = statistics.median(per_round), min(per_round)
+        alone[name] = med
+        floors[p.mechanism] = floor_us_per_round([p.mechanism], rounds=args.rounds, repeats=args.repeats)[0]
+        fl = floors[p.mechanism]
+        run_episode(p, inst, 5, 0, engine="numpy")  # warm-up: numba samplers compiled or loaded, untimed
         t0 = time.perf_counter()
         run_episode(p, inst, args.ref_rounds, 1, engine="numpy")
         ref = 1e6 * (time.perf_counter() - t0) / args.ref_rounds
-        print(f"{name:18s} {first:9.2f}s {med:12.3f} {best:10.3f} {ref:11.1f} {ref / med:6.0f}x   {PEERS[name]}")
-        target = "ok" if name == "nonprivate" or med <= 2.0 else "ABOVE 2 us target"
-        if target != "ok":
-            print(f"{'':18s} note: {target} (median; rerun on a quiet machine)")
+        print(f"{name:18s} {first:9.2f}s {med:12.3f} {best:10.3f} {fl:11.3f} {med / fl:6.2f}x {ref:11.1f} "
+              f"{ref / med:10.0f}x   {PEERS[name]}", flush=True)
+    print(f"\n# lockstep groups (one kernel, all variants of a seed): {args.repeats} x {args.rounds} rounds")
+    print(f"{'group':26s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} {'floor us/rd':>11s} "
+          f"{'x floor':>7s} {'x 1 variant':>11s} {'one by one':>10s} {'speed-up':>8s} {'unshared':>8s}")
+    for label, vs in lockstep_groups().items():
+        first, per_round = time_lockstep(vs, inst, args.rounds, args.repeats)
+        med, best = statistics.median(per_round), min(per_round)
+        mechs = sorted({v.mechanism for v in vs} - {"none"})
+        fl = floor_us_per_round(mechs, rounds=args.rounds, repeats=args.repeats)[0]
+        if label.startswith("fig4"):
+            one, sum_alone = max(alone.values()), sum(alone.values())
+        else:  # one grid point alone ≈ the default variant of that mechanism alone
+            one = alone[vs[0].mechanism]
+            sum_alone = one * len(vs)
+        # share of the other variants' own rounds a lockstep round still costs (the cost model's LOCKSTEP_SHARE)
+        unshared = (med - one) / (sum_alone - one)
+        print(f"{label:26s} {first:9.2f}s {med:12.3f} {best:10.3f} {fl:11.3f} {med / fl:6.2f}x {med / one:10.2f}x "
+              f"{sum_alone:10.2f} {sum_alone / med:7.2f}x {unshared:8.2f}", flush=True)
+    print("# x 1 variant: the group's round / the dearest variant's round alone; one by one: the sum of its variants'"
+          "\n# rounds alone (Fig. 5: 9 x the default variant of the mechanism); unshared: (group − dearest alone) /"
+          "\n# (one by one − dearest alone)")
     if args.large_d:
         print("\n# Exp. 1 sizes: NonPrivate, K = d^2, n = 1e5, Gaussian rewards")
         print(f"{'d':>4s} {'kernel':>9s} {'first call':>10s} {'us/round':>10s} {'s per 1e5-round run':>20s}")

@@ -20,9 +20,12 @@ of these sums: the results (regret records, chosen arms, counters, audit rows, f
 are identical, bit for bit, to running the variants one by one.
 
 Scoring form: the decision set is buffered (T_j, sc_j and the Gaussian directions g_j, arms along the
-contiguous axis), and each variant scores all K arms with loops whose innermost index is the arm — the
-per-arm sums stay sequential in i and k, but independent across arms, which the compiler can turn into
-SIMD lanes without changing any result.
+contiguous axis); each variant computes the UCB of every arm in a loop over arms whose body (the d×d
+sums, unrolled since d is a compile-time constant) only writes that arm's UCB — the per-arm sums stay
+sequential in i and k, independent across arms, so the compiler can run several arms in SIMD lanes
+(square roots included) without changing any result — and then takes the running argmax.  Per variant,
+the released statistics are copied into scratch arrays rather than passed as views (no reference
+counting inside the round loop).
 """
 
 from __future__ import annotations
@@ -79,20 +82,25 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     for gi in range(ng):
         if gm[gi] > mmax:
             mmax = gm[gi]
-    # ---- per-variant statistics and work arrays ----
+    # ---- per-variant state: the statistics G, u; this round's B = C⁻¹Q, y = C⁻¹ũ, β ----
     G = np.zeros((nv, d, d))
     u = np.zeros((nv, d))
-    V = np.zeros((nv, d, d))
-    C = np.zeros((nv, d, d))
-    Ci = np.zeros((nv, d, d))
     B = np.zeros((nv, d, d))
-    invd = np.zeros((nv, d))
-    ut = np.zeros((nv, d))
     yv = np.zeros((nv, d))
-    cv = np.zeros((nv, d))
     beta = np.zeros(nv)
-    logdet = np.zeros(nv)
     best = np.zeros(nv, dtype=np.int64)
+    # ---- scratch of the per-variant step (copies, not views: no reference counting in the loop) ----
+    Gs = np.zeros((d, d))
+    us = np.zeros(d)
+    Ns = np.zeros(npk)
+    V = np.zeros((d, d))
+    C = np.zeros((d, d))
+    Ci = np.zeros((d, d))
+    Bs = np.zeros((d, d))
+    invd = np.zeros(d)
+    ut = np.zeros(d)
+    ys = np.zeros(d)
+    cv = np.zeros(d)
     x = np.zeros(d)
     # ---- per-group tree noise ----
     eta = np.zeros((ng, mmax, npk))
@@ -105,9 +113,7 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     Tb = np.zeros(K)
     Sb = np.zeros(K)
     Gb = np.zeros((d, K))
-    sbuf = np.zeros(K)
-    mean = np.zeros(K)
-    nrm = np.zeros(K)
+    ucbv = np.zeros(K)
     pd_fail = np.zeros(nv, dtype=np.int64)
     n_opt = np.zeros(nv, dtype=np.int64)
     draws = np.zeros(nv, dtype=np.int64)
@@ -127,16 +133,33 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
             if gmech[gi] != 0:
                 gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
                                             gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
-        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q ----
+        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q (audit rows here) ----
+        audit_now = ai < n_aud and audit_t[ai] == t
         for v in range(nv):
             gi = vgroup[v]
-            ld, failed = _release_and_factor(G[v], u[v], Nsum[gi], gmech[gi], vshift[v], d, V[v], C[v], invd[v],
-                                             ut[v], yv[v])
+            mech = gmech[gi]
+            for i in range(d):
+                for j in range(i + 1):
+                    Gs[i, j] = G[v, i, j]
+                us[i] = u[v, i]
+            if mech != 0:
+                for p in range(npk):
+                    Ns[p] = Nsum[gi, p]
+            ld, failed = _release_and_factor(Gs, us, Ns, mech, vshift[v], d, V, C, invd, ut, ys)
             pd_fail[v] += failed
-            logdet[v] = ld
             arg = vkappa[v] + ld
-            beta[v] = vsigma[v] * math.sqrt(arg if arg > 0.0 else 0.0) + vxi[v]
-            _b_matrix(C[v], invd[v], hv, hc, hs, d, Ci[v], cv[v], B[v])
+            bt = vsigma[v] * math.sqrt(arg if arg > 0.0 else 0.0) + vxi[v]
+            beta[v] = bt
+            _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, Bs)
+            for i in range(d):
+                yv[v, i] = ys[i]
+                for k in range(d):
+                    B[v, i, k] = Bs[i, k]
+            if audit_now:
+                a2 = ai
+                while a2 < n_aud and audit_t[a2] == t:
+                    _audit_dump(a2, t, d, mech, Ns, vshift[v], V, C, invd, ys, bt, ld, audit_out[v])
+                    a2 += 1
         # ---- the decision set, drawn once ----
         u0, est = rng_uniform_t(est)
         jo = int(u0 * K)
@@ -146,29 +169,26 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
             Sb[j] = sc
             for k in range(1, d):
                 Gb[k, j] = g[k]
-        # ---- per variant: UCB of every arm (arm index innermost), running argmax ----
+        # ---- per variant: UCB of every arm (one straight-line body per arm, d unrolled), then the running argmax ----
         for v in range(nv):
-            for j in range(K):
-                mean[j] = 0.0
-                nrm[j] = 0.0
-            for i in range(d):
-                for j in range(K):
-                    sbuf[j] = 0.0
-                for k in range(1, d):
-                    bik = B[v, i, k]
-                    for j in range(K):
-                        sbuf[j] += bik * Gb[k, j]
-                bi0 = B[v, i, 0]
-                yi = yv[v, i]
-                for j in range(K):
-                    wi = Tb[j] * bi0 + Sb[j] * sbuf[j]
-                    mean[j] += yi * wi
-                    nrm[j] += wi * wi
             bv = beta[v]
+            for j in range(K):
+                tj = Tb[j]
+                scj = Sb[j]
+                mj = 0.0
+                qj = 0.0
+                for i in range(d):
+                    s = 0.0
+                    for k in range(1, d):
+                        s += B[v, i, k] * Gb[k, j]
+                    wi = tj * B[v, i, 0] + scj * s
+                    mj += yv[v, i] * wi
+                    qj += wi * wi
+                ucbv[j] = mj + bv * math.sqrt(qj)
             bj = -1
             best_ucb = -np.inf
             for j in range(K):
-                ucb = mean[j] + bv * math.sqrt(nrm[j])
+                ucb = ucbv[j]
                 if bj < 0 or ucb > best_ucb + TIE_RTOL * abs(best_ucb):
                     best_ucb = ucb
                     bj = j
@@ -178,10 +198,6 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
             if do_trace:
                 trace[v, t - 1] = bj
         while ai < n_aud and audit_t[ai] == t:
-            for v in range(nv):
-                gi = vgroup[v]
-                _audit_dump(ai, t, d, gmech[gi], Nsum[gi], vshift[v], V[v], C[v], invd[v], yv[v], beta[v],
-                            logdet[v], audit_out[v])
             ai += 1
         # ---- the reward coin, drawn once; per variant: reward, statistics, regret ----
         if reward_gauss:
@@ -198,13 +214,11 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                 y = mu + z
             else:
                 y = 1.0 if z < 0.5 * (1.0 + mu) else -1.0
-            Gv = G[v]
-            uv = u[v]
             for i in range(d):
                 xi_ = x[i]
                 for j in range(i + 1):
-                    Gv[i, j] += xi_ * x[j]
-                uv[i] += y * xi_
+                    G[v, i, j] += xi_ * x[j]
+                u[v, i] += y * xi_
             cum[v] += opt_mean - mu
         while ri < n_rec and rec_t[ri] == t:
             for v in range(nv):
