@@ -110,16 +110,36 @@ def test_exp3_job_holds_the_whole_rho_grid():
     assert len(sh_cost.variants_per_job("exp3", EXP3, {"mechanism": "gaussian"})) == default
     point = {"mechanism": "gaussian", "gap": 0.1}
     one = sh_cost.job_seconds("exp3", {**EXP3, "rho_grid": [1e5]}, point, 1)
-    assert sh_cost.job_seconds("exp3", EXP3, point, 1) == pytest.approx(default * one)
+    # the grid runs in lockstep below d = 12: one round plus the unshared share of each other grid point's
+    share = sh_cost.LOCKSTEP_SHARE["exp3"]
+    assert sh_cost.job_seconds("exp3", EXP3, point, 1) == pytest.approx(one * (1 + share * (default - 1)))
+    big = {**EXP3, "d": sh_cost.LOCKSTEP_BELOW_D}  # batched kernel: one by one
+    one_big = sh_cost.job_seconds("exp3", {**big, "rho_grid": [1e5]}, point, 1)
+    assert sh_cost.job_seconds("exp3", big, point, 1) == pytest.approx(default * one_big)
     # Exp. 2 holds its configured variants, Exp. 1 one NonPrivate run per seed
     assert sh_cost.job_seconds("exp2", {**EXP2, "variants": ["nonprivate"]}, {"gap": 0.0}, 1) < \
         sh_cost.job_seconds("exp2", EXP2, {"gap": 0.0}, 1)
 
 
+def test_lockstep_rounds_only_for_several_variants_below_the_batched_kernel():
+    variants = ["nonprivate", "gaussian", "wishart", "wishart_unshifted"]
+    alone = [sh_cost.us_per_round(v, 5) for v in variants]
+    together = sh_cost.lockstep_us_per_round("exp2", variants, 5)
+    assert max(alone) < together < sum(alone)
+    assert together == pytest.approx(max(alone) + sh_cost.LOCKSTEP_SHARE["exp2"] * (sum(alone) - max(alone)))
+    assert sh_cost.lockstep_us_per_round("exp2", ["wishart"], 5) == pytest.approx(sh_cost.us_per_round("wishart", 5))
+    assert sh_cost.lockstep_us_per_round("exp1", ["nonprivate"] * 2, 5) == pytest.approx(2 * alone[0])
+    big = [sh_cost.us_per_round(v, 12) for v in variants]
+    assert sh_cost.lockstep_us_per_round("exp2", variants, 12) == pytest.approx(sum(big))
+
+
 def test_paper_scale_jobs_fit_their_measured_speed():
-    """Exp. 2 at paper scale: 4 variants × 5·10^7 rounds at d = 5, about 2 µs per round each."""
+    """Exp. 2 at paper scale: 4 variants × 5·10^7 rounds at d = 5, about 2 µs per round each one by one,
+    in lockstep about twice one variant's round."""
     secs = sh_cost.job_seconds("exp2", EXP2, {"gap": 0.1}, 1)
-    assert 4 * 5e7 * 1.5e-6 < secs < 4 * 5e7 * 3e-6
+    alone = 5e7 * sum(sh_cost.us_per_round(v, 5) for v in EXP2["variants"]) * 1e-6
+    assert 4 * 5e7 * 1.5e-6 < alone < 4 * 5e7 * 3e-6
+    assert 5e7 * 2e-6 < secs < 0.7 * alone
     # Exp. 1 at d = 64 (K = 4096): milliseconds per round, so a 5-run job takes a large part of an hour
     secs = sh_cost.job_seconds("exp1", EXP1, {"reward": "gaussian", "d": 64}, 5)
     assert 900 < secs < 3 * 3600

@@ -8,7 +8,11 @@ it holds for ``rounds`` rounds (:func:`rounds_simulated`, as :mod:`.runs` resolv
 * Exp. 3 (Fig. 5): one mechanism at every ρ_min of the grid (:func:`.runs.exp3_grid`: the
   configured ``rho_grid``, or the spec's :data:`DEFAULT_RHO_POINTS` = 9 points) at d on one gap.
 
-so ``seconds = seeds × rounds × Σ_variants µs_per_round(variant, d) · 1e-6``.  The cost of a round
+so ``seconds = seeds × rounds × µs_per_round(job) · 1e-6``, where a job's round costs
+Σ_variants µs_per_round(variant, d) when its variants run one by one (Exp. 1; any d ≥ 12), and, when
+they run in lockstep (Exp. 2 and Exp. 3 below d = 12: :func:`privopt.bandits.episodes.run_lockstep`, one
+kernel drawing each round's arms, coin and shared tree noise once), the dearest variant's round plus
+:data:`LOCKSTEP_SHARE` of each other variant's round (:func:`lockstep_us_per_round`).  The cost of a round
 does not depend on t (the tree noise is amortised: ~2 node draws per round) and every round scores
 all K = d² arms, so µs per round is a function of the variant and d only, with the kernel the
 pipeline uses (``kernel="auto"``: the numba "onthefly" kernel below d = 12, the BLAS "batched" one
@@ -39,7 +43,8 @@ import math
 from collections.abc import Mapping
 
 __all__ = ["MEASURED", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
-           "BYTES_PER_POINT", "us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
+           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
+           "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
 MEASURED = ("2026-11-22, 2-core build machine, loaded (load average 4–7 on 2 cores: a Figure 4 run and "
@@ -59,6 +64,18 @@ PRIVATE_US: dict[str, dict[int, float]] = {
     "wishart": {3: 0.814, 5: 1.84, 8: 6.64, 12: 20.6, 16: 60.1},
     "wishart_unshifted": {3: 0.76, 5: 1.75, 8: 6.93, 12: 20.1, 16: 59.7},
 }
+#: Lockstep jobs (issue 14): the fraction of a variant's own round that running it beside the others still
+#: costs (its release, Cholesky, B = C⁻¹Q, arm scoring and update; the arms, the reward coin and the tree
+#: noise of its noise group are shared).  ``bench_bandits.py`` prints it per group ("unshared": (group −
+#: dearest alone) / (one by one − dearest alone)); measured at d = 5 (the paper's Exp. 2/3 dimension) and
+#: applied at every d < :data:`LOCKSTEP_BELOW_D`, see :data:`LOCKSTEP_MEASURED`.
+LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.32}
+LOCKSTEP_MEASURED = ("2026-11-23, the same 2-core machine, loaded (load average 2–3); median over 3 invocations "
+                     "of `python benchmarks/bench_bandits.py --rounds 200000 --repeats 5` (Fig. 4: 0.33, 0.31, 0.47; "
+                     "Fig. 5 Wishart grid: 0.21, 0.21, 0.26; Gaussian grid: 0.32, 0.42, 0.17 — Exp. 3 takes the dearer)")
+#: lockstep runs only with the on-the-fly kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
+LOCKSTEP_BELOW_D = 12
+
 #: log-log slope above the largest measured d (NonPrivate: K·d² = d⁴ scoring; private overhead: d³)
 SLOPE_ABOVE = 4.0
 _SLOPE_ABOVE_PRIVATE = 3.0
@@ -130,6 +147,16 @@ def variants_per_job(experiment: str, settings: Mapping, point: Mapping) -> list
     raise ValueError(f"unknown experiment {experiment!r}")
 
 
+def lockstep_us_per_round(experiment: str, variants: list[str], d: int) -> float:
+    """Predicted CPU µs of one round of a job's variants: in lockstep (Exp. 2/3, ≥ 2 variants, d below
+    :data:`LOCKSTEP_BELOW_D`) the dearest round plus :data:`LOCKSTEP_SHARE` of each other; else their sum."""
+    costs = [us_per_round(v, d) for v in variants]
+    if experiment not in LOCKSTEP_SHARE or len(costs) < 2 or d >= LOCKSTEP_BELOW_D:
+        return sum(costs)
+    top = max(costs)
+    return top + LOCKSTEP_SHARE[experiment] * (sum(costs) - top)
+
+
 def _dimension(experiment: str, settings: Mapping, point: Mapping) -> int:
     return int(point["d"]) if experiment == "exp1" else int(settings["d"])
 
@@ -142,7 +169,7 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
     in its block.
     """
     d = _dimension(experiment, settings, point)
-    per_round = sum(us_per_round(v, d) for v in variants_per_job(experiment, settings, point))
+    per_round = lockstep_us_per_round(experiment, variants_per_job(experiment, settings, point), d)
     return int(n_seeds) * rounds_simulated(settings) * per_round * 1e-6
 
 
@@ -174,4 +201,6 @@ def summary() -> list[str]:
     lines += [f"- {v} by d: " + ", ".join(f"{d}: {us:g}" for d, us in t.items()) for v, t in PRIVATE_US.items()]
     lines.append(f"- above the largest measured d: slope {SLOPE_ABOVE:g} in log µs vs log d; "
                  f"Exp. 3 default grid {DEFAULT_RHO_POINTS} ρ_min points")
+    lines.append("- lockstep (d < %d): dearest variant's round + unshared share of each other's round: %s (%s)"
+                 % (LOCKSTEP_BELOW_D, ", ".join(f"{k} {v:g}" for k, v in LOCKSTEP_SHARE.items()), LOCKSTEP_MEASURED))
     return lines
