@@ -1,0 +1,162 @@
+"""Privacy checks of BanditSubmodPFTAL and SubmodPFTAL, each with a planted bug that must be caught.
+
+RC Thm 6/8: the played sets are post-processing of the TBAP releases v̂_1..v̂_T, which are ε-DP when every
+fed vector satisfies ‖z_t‖ ≤ μ (with c_sens = 2 under replacement, spec A1).  Spec A8: the paper's bandit
+bound L = 4M + 2H√n does not bound ‖ĝ_t + Hx_t‖, which reaches 2M(n+1)/γ + H√n.  Checks (rows of the
+columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
+
+* ``submod_bandit_releases`` (black-box audit, :func:`privopt.audit.core.run_audit`): the numba kernel
+  every run uses (:func:`privopt.online.submod_pftal.run_submod`), n = 4 cells, T = 2 (K = 2 levels), ε = 1,
+  γ = 1 (pure exploration, T < n⁴), M = 1, modular losses f_t(S) = χ_S·(e_0 + e_3) − 2·[c_t ∈ S]
+  (|f_t| ≤ 1): the neighbouring streams differ in round 1's cell (c_1 = 0 vs 3; c_2 = 0 in both), so at
+  x_1 = 0 every inner chain set B_k = {0..k−1} (k = 1, 2, 3) has f_1(B_k) = −1 vs +1 and the estimate
+  is ∓10 on coordinate k−1 (σ = +1) or ±10 on coordinate k (σ = −1).  Output, post-processed from the
+  released (k_1, v̂_1, v̂_2): s = (v̂_1 + v̂_2)[k_1−1] − (v̂_1 + v̂_2)[k_1] for inner k_1, else 0 (both signs
+  σ move s the same way).  Exact ε of the pair: the supremum of the privacy loss, reached along
+  (e_{k−1} − e_k)/√2 in both releases: 2·10√2/λ.  Correct: μ = 2M(n+1)/γ + H√n, c_sens = 2 (exact ε ≈ 0.65).
+  Planted bug: the paper's calibration as printed, μ = 4M + 2H√n and the density exp(−ε‖·‖/(μK)) of RC
+  Alg. 3 (c_sens = 1): exact ε ≈ 2.5.
+* ``submod_bandit_bound`` (runtime guard): BanditSubmodPFTAL on the audit's losses (n = 4, T = 256 = n⁴,
+  γ = 1, ε = 1, cells 0 and 3 at random); the kernel
+  records max_t ‖z_t‖/μ and :func:`run_submod` raises when it exceeds 1.  Correct: the corrected μ; planted:
+  the paper's μ = 4M + 2H√n (spec A8), which the estimates exceed: the guard must fire.
+* ``submod_full_bound`` (runtime guard): SubmodPFTAL on RC-MRF (n = 8, T = 256); correct μ = 4M + H√n
+  (RC Lemma 3); planted: μ = H√n (the subgradient's 4M forgotten).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+
+from privopt import seeding
+from privopt.audit.core import COLUMNS, Audit, run_audit
+from privopt.fastrng import FastGenerator
+from privopt.online.submod_pftal import bandit_setup, full_setup, run_submod
+from privopt.online.tbap import tbap_scale
+from privopt.submodular.uber_grid import CutInstance, grid_edges, rc_mrf
+
+__all__ = ["PAPER", "EPS", "audit_instance", "audit_setup", "bandit_audit", "audits", "exact_eps",
+           "bound_check", "privacy_job", "AUDIT_SAMPLES"]
+
+PAPER = "cardoso2019"
+EPS = 1.0
+N_AUDIT = 4
+T_AUDIT = 2
+CELLS = (np.array([[0, 0]]), np.array([[3, 0]]))
+RELATION = "one loss f_t replaced (RC Def.: neighbouring loss sequences), here the cell of round 1"
+COLUMNS_OUT = ["check", *COLUMNS]
+#: quick-scale samples per input of the black-box audit
+AUDIT_SAMPLES = 100_000
+
+
+def audit_instance() -> CutInstance:
+    """f_t(S) = χ_S·(e_0 + e_3) − 2[c_t ∈ S] on 4 cells, no cut (modular, |f_t| ≤ 1)."""
+    k_lat, k_lon = 2, 2
+    edges = grid_edges(k_lat, k_lon)
+    base = np.array([1.0, 0.0, 0.0, 1.0])
+    return CutInstance(name="audit", n=N_AUDIT, k_lat=k_lat, k_lon=k_lon, edges=edges, w=np.zeros(len(edges)),
+                       base=base, M=1.0, demand=2.0)
+
+
+def audit_setup(planted: bool):
+    """The correct setup (corrected μ, c_sens = 2) or the paper's printed calibration (μ = 4M + 2H√n, c_sens = 1)."""
+    if planted:
+        return bandit_setup(N_AUDIT, T_AUDIT, EPS, mu_rule="paper", c_sens=1.0, allow_pure_exploration=True)
+    return bandit_setup(N_AUDIT, T_AUDIT, EPS, allow_pure_exploration=True)
+
+
+def exact_eps(planted: bool) -> float:
+    """2 releases × 10√2 / λ: the supremum of the privacy loss of the pair (module docstring)."""
+    s = audit_setup(planted)
+    return T_AUDIT * 10.0 * math.sqrt(2.0) / s.lam
+
+
+def _statistic(k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    tot = v.sum(axis=1)  # (n_samples, n): v̂_1 + v̂_2
+    inner = (k >= 1) & (k <= N_AUDIT - 1)
+    kk = np.clip(k, 1, N_AUDIT - 1)
+    rows = np.arange(k.size)
+    return np.where(inner, tot[rows, kk - 1] - tot[rows, kk], 0.0)
+
+
+def bandit_audit(samples: int) -> Audit:
+    """The black-box audit of BanditSubmodPFTAL's releases (module docstring)."""
+    inst = audit_instance()
+
+    def sampler(planted: bool, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        setup = audit_setup(planted)
+        states = rng.integers(1, 2**63, size=(2 * n, 4), dtype=np.uint64)
+        out = run_submod(inst, CELLS[which], np.zeros(n, dtype=np.int64), [setup] * n, states[:n], states[n:],
+                         record_k=True, record_v=True, allow_unbounded=planted)
+        return _statistic(out["k"][:, 0], out["v"])
+
+    return Audit(name="submod_bandit_releases",
+                 mechanism="BanditSubmodPFTAL (numba kernel, TBAP l2-Laplace nodes), n = 4, T = 2, gamma = 1, "
+                 "mu = 2M(n+1)/gamma + H sqrt(n), c_sens = 2",
+                 paper=PAPER, instance="modular losses on 4 cells, M = 1: round-1 cell 0 vs 3 (f_1(B_k) = -1 vs +1 "
+                 "on the inner chain sets at x_1 = 0); output s = (v1 + v2)[k-1] - (v1 + v2)[k] of the releases",
+                 relation=RELATION, eps=EPS, delta=0.0, kind="continuous",
+                 bug="the paper's bandit calibration as printed: mu = 4M + 2H sqrt(n) (RC Thm 9) and "
+                 "c_sens = 1 (RC Alg. 3)", sampler=sampler, samples={"quick": samples, "paper": 4 * samples},
+                 exact=exact_eps, exact_note="supremum of the privacy loss along (e_{k-1} - e_k)/sqrt 2, both releases",
+                 labels=("s",))
+
+
+def audits() -> list[Audit]:
+    """The black-box audits this paper declares."""
+    return [bandit_audit(AUDIT_SAMPLES)]
+
+
+def bound_check(mode: str, planted: bool, seed: int, T: int = 256, n_runs: int = 8) -> dict:
+    """The runtime guard of the TBAP bound μ (module docstring); a row of the privacy table."""
+    n = 4 if mode == "bandit" else 8
+    inst = audit_instance() if mode == "bandit" else rc_mrf(n)
+    rng = seeding.rng(PAPER, "privacy/cells", {"mode": mode, "T": T}, seed)
+    cells = rng.integers(0, n, size=(n_runs, T))
+    if mode == "bandit":  # the audit's losses are bounded by M = 1 for cells 0 and 3 only
+        cells = np.where(cells % 2 == 0, 0, 3)
+    if mode == "bandit":
+        setup = bandit_setup(n, T, EPS)
+        if planted:
+            setup = bandit_setup(n, T, EPS, mu_rule="paper")
+        bug = "mu = 4M + 2H sqrt(n) (RC Thm 9; spec A8)"
+    else:
+        setup = full_setup(n, T, EPS)
+        if planted:
+            mu = setup.H * math.sqrt(n)
+            setup = dataclasses.replace(setup, mu=mu, lam=tbap_scale(mu, EPS, T))
+        bug = "mu = H sqrt(n) (the subgradient bound 4M forgotten)"
+    states = [FastGenerator(seeding.seed_sequence(PAPER, f"privacy/{stream}", {"mode": mode, "planted": planted},
+                                                  seed * n_runs + r)).state
+              for stream in ("noise", "play") for r in range(n_runs)]
+    states = np.stack(states)
+    try:
+        out = run_submod(inst, cells, np.arange(n_runs), [setup] * n_runs, states[:n_runs], states[n_runs:])
+        fired, detail = False, f"max |z_t|/mu = {float(out['max_ratio'].max()):.4f}"
+    except ValueError as err:
+        fired, detail = True, f"guard fired: {err}"
+    result = ("caught" if fired else "missed") if planted else ("VIOLATION" if fired else "pass")
+    name = "BanditSubmodPFTAL" if mode == "bandit" else "SubmodPFTAL"
+    return {"check": "runtime guard", "audit": f"submod_{mode}_bound", "variant": "planted" if planted else "correct",
+            "mechanism": f"{name} (H = {setup.H:.4g}, mu = {setup.mu:.4g}), numba kernel", "paper": PAPER,
+            "instance": f"{n_runs} runs of {inst.name}, n = {n}, T = {T}, uniform cells, eps = {EPS}",
+            "relation": RELATION, "bug": bug if planted else "", "claimed_eps": EPS, "claimed_delta": 0.0,
+            "eps_lb": math.nan, "confidence": math.nan, "exact_eps": math.nan, "samples": n_runs,
+            "result": result, "event": detail}
+
+
+def privacy_job(point, settings, seeds, inputs):
+    """Every check, correct then planted (the run job of a ``privacy`` experiment)."""
+    samples, seed = int(settings["samples"]), int(settings["seed"])
+    rows = []
+    audit = bandit_audit(samples)
+    for planted in (False, True):
+        rows.append({"check": "black-box audit", **run_audit(audit, planted, samples, seed)})
+    for mode in ("bandit", "full"):
+        for planted in (False, True):
+            rows.append(bound_check(mode, planted, seed))
+    return {"runs": pd.DataFrame(rows, columns=COLUMNS_OUT)}

@@ -1,0 +1,168 @@
+"""Modular + cut set functions: values, the closed-form Lovász extension, numba chain kernels, and the
+exact minimum (LP of the Lovász extension, and exhaustive enumeration).
+
+Spec online-convex-and-submodular-min.md §2.6 (closed form), §3.1 "Empirical regret" (the LP).
+A function of this family on a graph G = ([n], E) with non-negative edge weights w is::
+
+    f(S) = Σ_{i∈S} a_i + Σ_{(i,j)∈E} w_ij·[|S ∩ {i, j}| = 1]          (submodular for w ≥ 0; f(∅) = 0)
+    f̂(x) = Σ_i a_i x_i + Σ_{(i,j)} w_ij |x_i − x_j|
+    g_i  = a_i + Σ_{j~i} w_ij·sign(rank_j − rank_i)                    (ranks of the stable sort of −x)
+
+The chain kernels (:func:`sort_chain`, :func:`cut_chain_into`) are what the learners of
+:mod:`privopt.online.submod_pftal` call each round: an insertion sort that keeps the previous round's
+order (x moves little between rounds, so it is O(n) typically; the key (−x_i, i) makes the order the
+stable argsort exactly) and the n+1 chain values f(B_0..B_n) in O(n + |E|).
+
+Minimum of a sum Σ_t f_t (itself modular + cut, A = Σ_t a_t, W = Σ_t w_t): the LP
+min A·x + Σ_e W_e s_e s.t. s_e ≥ ±(x_i − x_j), 0 ≤ x ≤ 1 (scipy HiGHS) equals min_x f̂(x); every level
+set of an optimal x is rounded and the best set kept, so the set's value is ≤ the LP value up to
+rounding — the minimum over sets (the extension's minimum is attained at a vertex χ_S).  Exhaustive
+enumeration (n ≤ 20) is the cross-check.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
+
+__all__ = ["csr_adjacency", "cut_values", "cut_lovasz_closed", "sort_chain", "cut_chain_into",
+           "lp_minimum", "enumerate_minimum", "MAX_ENUMERATE"]
+
+MAX_ENUMERATE = 20
+
+
+def _check_graph(n: int, edges, w) -> tuple[np.ndarray, np.ndarray]:
+    edges = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    w = np.broadcast_to(np.asarray(w, dtype=np.float64), (edges.shape[0],)).copy()
+    if edges.size and (edges.min() < 0 or edges.max() >= n or np.any(edges[:, 0] == edges[:, 1])):
+        raise ValueError(f"edges must join two different nodes of 0..{n - 1}")
+    if np.any(w < 0):
+        raise ValueError("cut weights must be >= 0 (a negative weight is not submodular)")
+    return edges, w
+
+
+def csr_adjacency(n: int, edges, w) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr (n+1,), neighbours, weights): both directions of every edge, neighbours in edge order."""
+    edges, w = _check_graph(n, edges, w)
+    src = np.concatenate([edges[:, 0], edges[:, 1]])
+    dst = np.concatenate([edges[:, 1], edges[:, 0]])
+    ww = np.concatenate([w, w])
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(indptr, src + 1, 1)
+    return np.cumsum(indptr), dst[order].astype(np.int64), ww[order]
+
+
+def cut_values(a, edges, w, masks) -> np.ndarray:
+    """f(S) for every mask row (m, n): Σ_{i∈S} a_i + Σ_e w_e·[e cut]."""
+    masks = np.atleast_2d(np.asarray(masks, dtype=bool))
+    a = np.asarray(a, dtype=np.float64)
+    edges, w = _check_graph(a.size, edges, w)
+    val = masks @ a
+    if edges.size:
+        val = val + (masks[:, edges[:, 0]] != masks[:, edges[:, 1]]) @ w
+    return val
+
+
+def cut_lovasz_closed(a, edges, w, x) -> tuple[float, np.ndarray]:
+    """(f̂(x), g) by the closed form (a second implementation of the chain version, ties included)."""
+    a = np.asarray(a, dtype=np.float64)
+    x = np.asarray(x, dtype=np.float64)
+    edges, w = _check_graph(a.size, edges, w)
+    rank = np.empty(a.size, dtype=np.int64)
+    rank[np.argsort(-x, kind="stable")] = np.arange(a.size)
+    val = float(a @ x)
+    g = a.copy()
+    for (i, j), wij in zip(edges, w):
+        val += wij * abs(x[i] - x[j])
+        s = np.sign(rank[j] - rank[i])
+        g[i] += wij * s
+        g[j] -= wij * s
+    return val, g
+
+
+@numba.njit(cache=True, inline="always")
+def sort_chain(x, perm, n):
+    """Insertion sort of ``perm`` by the key (−x_i, i), in place: afterwards ``perm`` is argsort(−x, stable)."""
+    for k in range(1, n):
+        e = perm[k]
+        xe = x[e]
+        j = k - 1
+        while j >= 0:
+            p = perm[j]
+            xp = x[p]
+            if xp > xe or (xp == xe and p < e):
+                break
+            perm[j + 1] = p
+            j -= 1
+        perm[j + 1] = e
+
+
+@numba.njit(cache=True, inline="always")
+def cut_chain_into(a, indptr, nbr, wts, perm, n, inset, vals, g):
+    """Chain values vals[k] = f(B_k), k = 0..n, and g[π_k] = f(B_k) − f(B_{k−1}) for f = a·χ + cut
+    (``inset`` is scratch of length n).  vals[0] = f(∅) = 0."""
+    for i in range(n):
+        inset[i] = False
+    vals[0] = 0.0
+    for k in range(n):
+        e = perm[k]
+        d = a[e]
+        for q in range(indptr[e], indptr[e + 1]):
+            if inset[nbr[q]]:
+                d -= wts[q]
+            else:
+                d += wts[q]
+        inset[e] = True
+        g[e] = d
+        vals[k + 1] = vals[k] + d
+
+
+def lp_minimum(A, edges, W) -> dict:
+    """Exact min over sets of A·χ_S + Σ_e W_e [e cut] by the LP of its Lovász extension (HiGHS) and
+    level-set rounding.  Returns {"value", "mask", "lp_value", "x"}."""
+    A = np.asarray(A, dtype=np.float64)
+    n = A.size
+    edges, W = _check_graph(n, edges, W)
+    E = edges.shape[0]
+    c = np.concatenate([A, W])
+    rows = np.repeat(np.arange(2 * E), 3)
+    eidx = np.arange(E)
+    # x_i − x_j − s_e ≤ 0 and −x_i + x_j − s_e ≤ 0
+    cols = np.stack([np.concatenate([edges[:, 0], edges[:, 0]]), np.concatenate([edges[:, 1], edges[:, 1]]),
+                     n + np.concatenate([eidx, eidx])], axis=1).ravel()
+    sign = np.concatenate([np.ones(E), -np.ones(E)])
+    data = np.stack([sign, -sign, -np.ones(2 * E)], axis=1).ravel()
+    A_ub = coo_matrix((data, (rows, cols)), shape=(2 * E, n + E)).tocsr() if E else None
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(2 * E) if E else None,
+                  bounds=[(0.0, 1.0)] * n + [(0.0, None)] * E, method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"the comparator LP failed: {res.message}")
+    x = np.clip(res.x[:n], 0.0, 1.0)
+    levels = np.unique(np.concatenate([[0.0], x]))
+    masks = x[None, :] > (levels[:, None] - 1e-9)
+    masks = np.vstack([np.zeros((1, n), dtype=bool), masks, x[None, :] > levels[:, None]])
+    vals = cut_values(A, edges, W, masks)
+    best = int(np.argmin(vals))
+    return {"value": float(vals[best]), "mask": masks[best].copy(), "lp_value": float(res.fun), "x": x}
+
+
+def enumerate_minimum(A, edges, W, chunk: int = 1 << 14) -> dict:
+    """Min over every subset by exhaustive enumeration (n ≤ :data:`MAX_ENUMERATE`); {"value", "mask"}."""
+    A = np.asarray(A, dtype=np.float64)
+    n = A.size
+    if n > MAX_ENUMERATE:
+        raise ValueError(f"enumeration is for n <= {MAX_ENUMERATE}, got n = {n}")
+    edges, W = _check_graph(n, edges, W)
+    best_val, best_mask = np.inf, None
+    bits = np.arange(n)
+    for start in range(0, 1 << n, chunk):
+        s = np.arange(start, min(start + chunk, 1 << n), dtype=np.int64)
+        masks = ((s[:, None] >> bits) & 1).astype(bool)
+        vals = cut_values(A, edges, W, masks)
+        k = int(np.argmin(vals))
+        if vals[k] < best_val:
+            best_val, best_mask = float(vals[k]), masks[k].copy()
+    return {"value": best_val, "mask": best_mask}

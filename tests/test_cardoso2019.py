@@ -1,0 +1,336 @@
+"""Rivera Cardoso & Cummings: Lovász extension, cut instances, comparators, SubmodPFTAL / BanditSubmodPFTAL
+and the privacy checks (spec online-convex-and-submodular-min.md, "Unit tests required before any figure")."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from privopt.experiments.errors import ConfigError
+from privopt.fastrng import FastGenerator
+from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
+                                         run_submod, submod_bandit_numpy, submod_full_numpy)
+from privopt.submodular.cuts import (csr_adjacency, cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum,
+                                     lp_minimum, sort_chain)
+from privopt.submodular.lovasz import (all_masks, chain, is_submodular, lovasz_by_integral, lovasz_value_grad,
+                                       round_level_set)
+from privopt.submodular.uber_grid import GRIDS, grid_cells, grid_edges, grid_shape, rc_mrf, rc_zero
+
+SUBSET = Path(__file__).resolve().parents[2] / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
+
+
+def _random_cut(rng, n, p_edge=0.5):
+    edges = np.array([(i, j) for i, j in itertools.combinations(range(n), 2) if rng.random() < p_edge] or [(0, 1)])
+    return rng.normal(size=n), edges, rng.random(len(edges))
+
+
+def _x_with_ties(rng, n):
+    return rng.choice([0.0, 0.2, 0.5, 0.5, 0.8, 1.0, rng.random()], size=n)
+
+
+# ------------------------------------------------------------------------------------------ submodularity
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_instances_are_submodular_and_bounded(n):
+    inst = rc_mrf(n)
+    qbar = np.arange(1, n + 1) / (n * (n + 1) / 2)
+    zero = rc_zero(n, qbar)
+    masks = all_masks(n)
+    for cell in range(n):
+        for instance in (inst, zero):
+            ok, why = is_submodular(lambda m: instance.values(m, cell), n)
+            assert ok, why
+            vals = instance.values(masks, cell)
+            assert np.abs(vals).max() <= instance.M
+        vals = inst.values(masks, cell)
+        assert vals[0] == 0 and abs(vals[-1]) < 1e-12  # f(∅) = f([n]) = 0
+        assert vals.min() >= -0.5 - 1e-12 and vals.max() <= 0.5 * 1.25 + 1e-12
+
+
+def test_submodularity_check_can_fail():
+    n = 4
+    a, edges, w = np.zeros(n), grid_edges(2, 2), np.ones(4)
+    ok, _ = is_submodular(lambda m: -cut_values(a, edges, w, m), n)  # a negative cut is supermodular
+    assert not ok
+    cover = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 1]], dtype=float)
+    coverage = lambda m: (m.astype(float) @ cover > 0).sum(axis=1)  # noqa: E731
+    assert is_submodular(coverage, n)[0]
+    assert not is_submodular(lambda m: m.sum(axis=1) * 0.1 - coverage(m), n)[0]  # spec A15: supermodular
+
+
+# ------------------------------------------------------------------------------------------ Lovász extension
+
+def _base_polytope_max(f, n, x):
+    """max ⟨s, x⟩ over the base polytope s(A) ≤ f(A), s([n]) = f([n]) (= f̂(x) for submodular f, f(∅) = 0)."""
+    masks = all_masks(n)
+    vals = f(masks)
+    res = linprog(-x, A_ub=masks[1:-1].astype(float), b_ub=vals[1:-1], A_eq=masks[-1:].astype(float),
+                  b_eq=vals[-1:], bounds=[(None, None)] * n, method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+def test_lovasz_against_brute_force():
+    rng = np.random.default_rng(1)
+    for trial in range(20):
+        n = int(rng.integers(2, 7))
+        a, edges, w = _random_cut(rng, n)
+        f = lambda m: cut_values(a, edges, w, m)  # noqa: E731
+        masks = all_masks(n)
+        for m in masks[:: max(1, len(masks) // 8)]:  # f̂(χ_S) = f(S)
+            assert lovasz_value_grad(f, m.astype(float))[0] == pytest.approx(f(m[None])[0], abs=1e-12)
+        for _ in range(5):
+            x = _x_with_ties(rng, n)
+            val, g = lovasz_value_grad(f, x)
+            assert val == pytest.approx(lovasz_by_integral(f, x), abs=1e-10)
+            assert val == pytest.approx(_base_polytope_max(f, n, x), abs=1e-7)
+            assert np.abs(g).sum() <= 4 * np.abs(f(masks)).max() + 1e-9  # RC Lemma 3
+            for _ in range(5):  # subgradient inequality and convexity
+                y = rng.random(n)
+                fy = lovasz_value_grad(f, y)[0]
+                assert fy >= val + g @ (y - x) - 1e-9
+                mid = lovasz_value_grad(f, (x + y) / 2)[0]
+                assert mid <= (val + fy) / 2 + 1e-9
+
+
+def test_lovasz_extension_of_a_nonsubmodular_function_is_not_convex():
+    """The checks above can fail: for a supermodular f the chain 'subgradient' violates the inequality."""
+    n = 4
+    a, edges, w = np.zeros(n), grid_edges(2, 2), np.ones(4)
+    f = lambda m: -cut_values(a, edges, w, m)  # noqa: E731
+    rng = np.random.default_rng(0)
+    bad = 0
+    for _ in range(50):
+        x, y = rng.random(n), rng.random(n)
+        val, g = lovasz_value_grad(f, x)
+        bad += lovasz_value_grad(f, y)[0] < val + g @ (y - x) - 1e-9
+    assert bad > 0
+
+
+def test_rounding_is_unbiased():
+    rng = np.random.default_rng(2)
+    a, edges, w = _random_cut(rng, 6)
+    f = lambda m: cut_values(a, edges, w, m)  # noqa: E731
+    x = _x_with_ties(rng, 6)
+    taus = rng.random(20000)
+    vals = f(np.array([round_level_set(x, t) for t in taus]))
+    fx = lovasz_value_grad(f, x)[0]
+    assert abs(vals.mean() - fx) < 4 * vals.std() / math.sqrt(taus.size) + 1e-12
+    perm, theta = chain(x)
+    assert np.all(theta >= -1e-15) and theta.sum() == pytest.approx(1.0)
+    assert np.allclose(sum(theta[k] * np.isin(np.arange(6), perm[:k]) for k in range(7)), x)
+
+
+def test_chain_form_equals_cut_closed_form_with_ties_and_numba_kernel():
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.integers(2, 10))
+        a, edges, w = _random_cut(rng, n)
+        x = _x_with_ties(rng, n)
+        val, g = lovasz_value_grad(lambda m: cut_values(a, edges, w, m), x)
+        cval, cg = cut_lovasz_closed(a, edges, w, x)
+        assert cval == pytest.approx(val, abs=1e-12)
+        np.testing.assert_allclose(cg, g, atol=1e-12)
+        # the kernels: insertion sort from a scrambled order, then the chain values
+        perm = rng.permutation(n).astype(np.int64)
+        sort_chain(x, perm, n)
+        np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
+        indptr, nbr, wts = csr_adjacency(n, edges, w)
+        vals, kg = np.zeros(n + 1), np.zeros(n)
+        cut_chain_into(a, indptr, nbr, wts, perm, n, np.zeros(n, dtype=np.bool_), vals, kg)
+        np.testing.assert_allclose(kg, g, atol=1e-12)
+        np.testing.assert_allclose(vals[1:], np.cumsum(g[perm]), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ bandit estimator
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_bandit_estimator_exact_enumeration(n):
+    rng = np.random.default_rng(4 + n)
+    inst = rc_mrf(n)
+    for T in (n**4, 2 * n**4, 4 * n**4 * 16):
+        s = bandit_setup(n, T, 1.0)
+        for trial in range(10):
+            x = _x_with_ties(rng, n)
+            cell = int(rng.integers(n))
+            f = lambda m: inst.values(m, cell)  # noqa: E731
+            perm, theta = chain(x)
+            vals = f(np.array([np.isin(np.arange(n), perm[:k]) for k in range(n + 1)]))
+            fx, grad = lovasz_value_grad(f, x)
+            law = bandit_estimate_law(vals, x, s.gamma)
+            p = np.array([q for q, _, _ in law])
+            G = np.array([gh for _, _, gh in law])
+            ks = np.array([k for _, k, _ in law])
+            assert p.sum() == pytest.approx(1.0)
+            np.testing.assert_allclose(p @ G, grad, atol=1e-12)  # unbiased (RC Lemma 4)
+            rho = (1 - s.gamma) * theta + s.gamma / (n + 1)
+            second = p @ np.sum(G * G, axis=1)
+            factor = np.where((np.arange(n + 1) == 0) | (np.arange(n + 1) == n), 1.0, 4.0)
+            assert second == pytest.approx(np.sum(factor * vals**2 / rho), rel=1e-12)
+            assert second <= 4 * inst.M**2 * (n + 1) ** 2 / s.gamma <= 16 * inst.M**2 * n**2 / s.gamma
+            assert p @ vals[ks] - fx <= 2 * s.gamma * inst.M + 1e-12  # RC Lemma 6
+            assert np.sqrt(np.sum(G * G, axis=1)).max() + s.H * np.sqrt(n) <= s.mu  # ‖z‖ ≤ μ
+            # the paper's bound does not hold (spec A8) when γ is large enough to matter
+        paper = bandit_setup(n, n**4, 1.0, mu_rule="paper")
+        assert not paper.private_as_stated and paper.mu < 2 * inst.M * (n + 1) / paper.gamma
+
+
+# ------------------------------------------------------------------------------------------ comparators
+
+@pytest.mark.parametrize("n", [4, 8, 16])
+def test_lp_equals_enumeration(n):
+    rng = np.random.default_rng(5 + n)
+    inst = rc_mrf(n)
+    for trial in range(3):
+        cells = rng.choice(n, size=int(rng.integers(50, 400)), p=rng.dirichlet(np.ones(n)))
+        lp = inst.best(cells)
+        en = enumerate_minimum(inst.total_unary(cells), inst.edges, cells.size * inst.w)
+        assert lp["value"] == pytest.approx(en["value"], abs=1e-9)
+        assert lp["lp_value"] == pytest.approx(en["value"], abs=1e-7)
+        assert cut_values(inst.total_unary(cells), inst.edges, cells.size * inst.w, lp["mask"][None])[0] == \
+            pytest.approx(lp["value"])
+    for trial in range(3):  # random graphs and weights, not only grids
+        a, edges, w = _random_cut(rng, min(n, 12))
+        assert lp_minimum(a, edges, w)["value"] == pytest.approx(enumerate_minimum(a, edges, w)["value"], abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------ learners
+
+def _states(R, offset):
+    return np.stack([FastGenerator(offset + r).state for r in range(R)])
+
+
+def test_full_info_kernel_matches_numpy_and_the_regularised_form():
+    n, T = 8, 300
+    inst = rc_mrf(n)
+    rng = np.random.default_rng(6)
+    cells = rng.choice(n, size=(2, T), p=rng.dirichlet(np.ones(n)))
+    eps = [1.0, 10.0, math.inf, 3.0]
+    rows = np.array([0, 0, 1, 1])
+    setups = [full_setup(n, T, e) for e in eps]
+    out = run_submod(inst, cells, rows, setups, _states(4, 0), _states(4, 100), record_x=True)
+    ng, pg = [FastGenerator(r) for r in range(4)], [FastGenerator(100 + r) for r in range(4)]
+    ex, re, ratio = submod_full_numpy(inst, cells, rows, T, [s.H for s in setups], [s.mu for s in setups],
+                                      [s.lam for s in setups], ng, pg)
+    priv = np.array([not math.isinf(e) for e in eps])  # ε = ∞: exact ties may break apart by rounding
+    np.testing.assert_allclose(ex[priv], out["exp_loss"][priv], atol=1e-8)
+    np.testing.assert_allclose(re[priv], out["real_loss"][priv], atol=1e-8)
+    np.testing.assert_allclose(ratio[priv], out["max_ratio"][priv], atol=1e-12)
+    np.testing.assert_allclose(ex[~priv], out["exp_loss"][~priv], rtol=2e-3)
+    # ε = ∞: x_{t+1} = clip(−Σ_{τ≤t} g_τ/(Ht), 0, 1) (spec §2.7 line 7), and f̂ summed = exp_loss
+    X, H, G, total = out["x"][2], setups[2].H, np.zeros(n), 0.0
+    for t in range(T):
+        val, g = lovasz_value_grad(lambda m: inst.values(m, cells[1, t]), X[t])
+        total += val
+        G += g
+        np.testing.assert_allclose(X[t + 1], np.clip(-G / (H * (t + 1)), 0, 1), atol=1e-10)
+    assert total == pytest.approx(out["exp_loss"][2], abs=1e-9)
+    assert np.all(out["max_ratio"] <= 1)
+
+
+def test_bandit_kernel_matches_numpy():
+    n, T = 4, 512
+    inst = rc_mrf(n)
+    rng = np.random.default_rng(7)
+    cells = rng.choice(n, size=(2, T), p=rng.dirichlet(np.ones(n)))
+    rows = np.array([0, 1, 1])
+    setups = [bandit_setup(n, T, e) for e in (3.0, 30.0, math.inf)]
+    out = run_submod(inst, cells, rows, setups, _states(3, 0), _states(3, 50), record_k=True)
+    ng, pg = [FastGenerator(r) for r in range(3)], [FastGenerator(50 + r) for r in range(3)]
+    ex, re, ratio = submod_bandit_numpy(inst, cells, rows, T, [s.H for s in setups], [s.gamma for s in setups],
+                                        [s.mu for s in setups], [s.lam for s in setups], ng, pg)
+    np.testing.assert_allclose(ex, out["exp_loss"], atol=1e-9)
+    np.testing.assert_allclose(re, out["real_loss"], atol=1e-9)
+    np.testing.assert_allclose(ratio, out["max_ratio"], atol=1e-12)
+    assert out["k"].min() >= 0 and out["k"].max() <= n
+
+
+def test_regret_nonprivate_small_and_realised_agrees_with_expected():
+    n, T, R = 8, 1024, 24
+    inst = rc_mrf(n)
+    rng = np.random.default_rng(8)
+    p = rng.dirichlet(np.ones(n) * 2)
+    cells = rng.choice(n, size=(R, T), p=p)
+    best = np.array([inst.best(c)["value"] for c in cells])
+    for eps in (math.inf, 10.0):
+        setups = [full_setup(n, T, eps)] * R
+        out = run_submod(inst, cells, np.arange(R), setups, _states(R, 1000), _states(R, 2000))
+        exp_regret, real_regret = out["exp_loss"] - best, out["real_loss"] - best
+        diff = real_regret - exp_regret
+        assert abs(diff.mean()) <= 3 * diff.std(ddof=1) / math.sqrt(R) + 1e-9  # C-U2
+        assert exp_regret.mean() <= bound_full(setups[0])  # C-U1
+        if math.isinf(eps):
+            assert exp_regret.mean() < 10
+    s = bandit_setup(4, 4096, 10.0)
+    assert bound_bandit(s) > 0 and s.gamma == pytest.approx(4 / 8)
+
+
+# ------------------------------------------------------------------------------------------ bad input
+
+def test_bad_inputs_name_the_config_key():
+    with pytest.raises(ConfigError, match="cardoso2019.rc2.n"):
+        grid_shape(12, key="cardoso2019.rc2.n")
+    with pytest.raises(ConfigError, match="cardoso2019.rc1b.T"):
+        bandit_setup(8, 1024, 1.0, key="cardoso2019.rc1b.T")  # γ = 8/1024^¼ > 1
+    assert bandit_setup(8, 1024, 1.0, allow_pure_exploration=True).gamma == 1.0
+    assert bandit_setup(16, 2**16, 1.0).gamma == 1.0
+    with pytest.raises(ConfigError, match="cardoso2019.rc2.n"):
+        grid_cells(np.full(10, 40.7), np.full(10, -74.0), 128, key="cardoso2019.rc2.n")  # finer than 8x8
+    with pytest.raises(ConfigError, match="cardoso2019.grid"):  # no pickup in the box
+        grid_cells(np.full(10, 41.7), np.full(10, -74.0), 4, key="cardoso2019.grid")
+    from privopt.experiments.cardoso2019.privacy import audit_instance
+
+    inst = audit_instance()  # the guard: the paper's bandit μ is exceeded (spec A8), never clipped
+    cells = np.random.default_rng(0).integers(0, 4, size=(1, 256))
+    paper = bandit_setup(4, 256, 1.0, mu_rule="paper")
+    with pytest.raises(ValueError, match="bound mu"):
+        run_submod(inst, cells, [0], [paper], _states(1, 0), _states(1, 9))
+    out = run_submod(inst, cells, [0], [paper], _states(1, 0), _states(1, 9), allow_unbounded=True)
+    assert out["max_ratio"][0] > 1
+    with pytest.raises(ValueError, match="mode, n and T"):
+        run_submod(inst, cells, [0, 0], [paper, full_setup(4, 256, 1.0)], _states(2, 0), _states(2, 9))
+
+
+def test_grid_cells_formula():
+    lat = np.array([40.68, 40.75, 40.77, 40.8399, 40.84, 40.70])
+    lon = np.array([-74.03, -73.97, -73.96, -73.9001, -73.95, -74.10])
+    k_lat, k_lon = grid_shape(4)
+    lat4 = np.concatenate([lat, [40.70, 40.80, 40.70, 40.80]])
+    lon4 = np.concatenate([lon, [-74.0, -74.0, -73.92, -73.92]])
+    cell, keep = grid_cells(lat4, lon4, 4)
+    assert keep.tolist() == [True, True, True, True, False, False, True, True, True, True]
+    assert cell[:4].tolist() == [0, 0, 3, 3]
+    assert len(grid_edges(*GRIDS[64])) == 112 and len(grid_edges(*GRIDS[8])) == 10
+
+
+@pytest.mark.skipif(not SUBSET.exists(), reason=f"the shared Uber subset is absent ({SUBSET})")
+def test_uber_subset_fills_every_grid():
+    with gzip.open(SUBSET, "rt") as fh:
+        next(fh)
+        rows = [line.split(",") for _, line in zip(range(30000), fh)]
+    lat = np.array([float(r[1]) for r in rows])
+    lon = np.array([float(r[2]) for r in rows])
+    for n in GRIDS:
+        cell, keep = grid_cells(lat, lon, n)
+        assert 0.8 < keep.mean() < 0.95
+        counts = np.bincount(cell[keep], minlength=n)
+        assert counts.sum() == keep.sum() and (n >= 32 or counts.min() > 0)
+
+
+# ------------------------------------------------------------------------------------------ privacy
+
+def test_privacy_checks_pass_and_catch_planted_bugs():
+    from privopt.experiments.cardoso2019.privacy import exact_eps, privacy_job
+
+    assert exact_eps(False) < 1.0 < 2.0 < exact_eps(True)
+    df = privacy_job(None, {"samples": 60_000, "seed": 0}, None, None)["runs"]
+    got = {(a, v): r for a, v, r in zip(df["audit"], df["variant"], df["result"])}
+    for audit in ("submod_bandit_releases", "submod_bandit_bound", "submod_full_bound"):
+        assert got[(audit, "correct")] == "pass"
+        assert got[(audit, "planted")] == "caught"
