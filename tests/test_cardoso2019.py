@@ -334,3 +334,13 @@ def test_privacy_checks_pass_and_catch_planted_bugs():
     for audit in ("submod_bandit_releases", "submod_bandit_bound", "submod_full_bound"):
         assert got[(audit, "correct")] == "pass"
         assert got[(audit, "planted")] == "caught"
+
+
+def test_sort_chain_fallback_is_the_stable_argsort():
+    """Far from sorted (> 4n shifts), the kernel sorts from scratch; same order, ties by index."""
+    rng = np.random.default_rng(9)
+    for n in (16, 64):
+        for x in (rng.random(n), np.round(rng.random(n) * 2) / 2):
+            perm = np.argsort(x, kind="stable")[::-1].astype(np.int64).copy()  # reversed: n(n−1)/2 shifts
+            sort_chain(x, perm, n)
+            np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))

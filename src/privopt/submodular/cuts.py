@@ -11,7 +11,7 @@ A function of this family on a graph G = ([n], E) with non-negative edge weights
 The chain kernels (:func:`sort_chain`, :func:`cut_chain_into`) are what the learners of
 :mod:`privopt.online.submod_pftal` call each round: an insertion sort that keeps the previous round's
 order (x moves little between rounds, so it is O(n) typically; the key (−x_i, i) makes the order the
-stable argsort exactly) and the n+1 chain values f(B_0..B_n) in O(n + |E|).
+stable argsort exactly; a merge sort when it moved much) and the n+1 chain values f(B_0..B_n) in O(n + |E|).
 
 Minimum of a sum Σ_t f_t (itself modular + cut, A = Σ_t a_t, W = Σ_t w_t): the LP
 min A·x + Σ_e W_e s_e s.t. s_e ≥ ±(x_i − x_j), 0 ≤ x ≤ 1 (scipy HiGHS) equals min_x f̂(x); every level
@@ -83,9 +83,20 @@ def cut_lovasz_closed(a, edges, w, x) -> tuple[float, np.ndarray]:
     return val, g
 
 
+@numba.njit(cache=True)
+def _merge_sort_chain(x, perm, n):
+    p = np.argsort(-x[:n], kind="mergesort")
+    for i in range(n):
+        perm[i] = p[i]
+
+
 @numba.njit(cache=True, inline="always")
 def sort_chain(x, perm, n):
-    """Insertion sort of ``perm`` by the key (−x_i, i), in place: afterwards ``perm`` is argsort(−x, stable)."""
+    """Sort ``perm`` by the key (−x_i, i), in place: afterwards ``perm`` is argsort(−x, stable).
+
+    Insertion sort from the previous order (O(n) when x moved little); after 4n shifts it gives up and
+    sorts from scratch (stable merge sort, O(n log n): the noisy private iterates at large n)."""
+    shifts = 0
     for k in range(1, n):
         e = perm[k]
         xe = x[e]
@@ -97,7 +108,11 @@ def sort_chain(x, perm, n):
                 break
             perm[j + 1] = p
             j -= 1
+            shifts += 1
         perm[j + 1] = e
+        if shifts > 4 * n:
+            _merge_sort_chain(x, perm, n)
+            return
 
 
 @numba.njit(cache=True, inline="always")
