@@ -344,3 +344,16 @@ def test_sort_chain_fallback_is_the_stable_argsort():
             perm = np.argsort(x, kind="stable")[::-1].astype(np.int64).copy()  # reversed: n(n−1)/2 shifts
             sort_chain(x, perm, n)
             np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
+
+
+@pytest.mark.parametrize("mode", ["full", "bandit"])
+def test_realised_loss_is_unbiased_for_the_expected_loss(mode):
+    """C-U2 at the level of the learner: E[f_t(S_t) | x_t] is what the kernels add up as the expected loss."""
+    n, T, R = 4, 256, 400
+    inst = rc_mrf(n)
+    cells = np.random.default_rng(10).choice(n, size=(1, T), p=[0.4, 0.3, 0.2, 0.1])
+    s = full_setup(n, T, 10.0) if mode == "full" else bandit_setup(n, T, 10.0)
+    out = run_submod(inst, cells, np.zeros(R, dtype=np.int64), [s] * R, _states(R, 3000), _states(R, 4000))
+    diff = out["real_loss"] - out["exp_loss"]
+    assert abs(diff.mean()) <= 4 * diff.std(ddof=1) / math.sqrt(R)
+    assert diff.std() > 0
