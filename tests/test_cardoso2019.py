@@ -139,7 +139,7 @@ def test_chain_form_equals_cut_closed_form_with_ties_and_numba_kernel():
         np.testing.assert_allclose(cg, g, atol=1e-12)
         # the kernels: insertion sort from a scrambled order, then the chain values
         perm = rng.permutation(n).astype(np.int64)
-        sort_chain(x, perm, n)
+        sort_chain(x, perm, n, np.zeros(n, dtype=np.int64))
         np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
         indptr, nbr, wts = csr_adjacency(n, edges, w)
         vals, kg = np.zeros(n + 1), np.zeros(n)
@@ -342,7 +342,7 @@ def test_sort_chain_fallback_is_the_stable_argsort():
     for n in (16, 64):
         for x in (rng.random(n), np.round(rng.random(n) * 2) / 2):
             perm = np.argsort(x, kind="stable")[::-1].astype(np.int64).copy()  # reversed: n(n−1)/2 shifts
-            sort_chain(x, perm, n)
+            sort_chain(x, perm, n, np.zeros(n, dtype=np.int64))
             np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
 
 

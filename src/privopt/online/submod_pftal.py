@@ -202,6 +202,7 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
     vals = np.zeros(n + 1)
     inset = np.zeros(n, dtype=np.bool_)
     perm = np.zeros(n, dtype=np.int64)
+    scratch = np.zeros(n, dtype=np.int64)
     eta = np.zeros((m, n))
     partial = np.zeros((m + 1, n))
     record = xrec.shape[1] > 0
@@ -228,7 +229,7 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
                 a[i] = base[i]
             c = cells[row, t - 1]
             a[c] -= half
-            sort_chain(x, perm, n)
+            sort_chain(x, perm, n, scratch)
             cut_chain_into(a, indptr, nbr, wts, perm, n, inset, vals, g)
             # f̂(x) = Σ_k θ_k f(B_k), θ_0 = 1 − x_{π1}, θ_k = x_{πk} − x_{π(k+1)}, θ_n = x_{πn}
             fh = (1.0 - x[perm[0]]) * vals[0]
@@ -285,6 +286,7 @@ def submod_bandit_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, gamma,
     rho = np.zeros(n + 1)
     inset = np.zeros(n, dtype=np.bool_)
     perm = np.zeros(n, dtype=np.int64)
+    scratch = np.zeros(n, dtype=np.int64)
     eta = np.zeros((m, n))
     partial = np.zeros((m + 1, n))
     keep_k = krec.shape[1] > 0
@@ -310,7 +312,7 @@ def submod_bandit_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, gamma,
                 a[i] = base[i]
             c = cells[row, t - 1]
             a[c] -= half
-            sort_chain(x, perm, n)
+            sort_chain(x, perm, n, scratch)
             cut_chain_into(a, indptr, nbr, wts, perm, n, inset, vals, g)
             explore_probs_into(x, perm, n, gm, rho)
             e = 0.0

@@ -84,24 +84,52 @@ def cut_lovasz_closed(a, edges, w, x) -> tuple[float, np.ndarray]:
 
 
 @numba.njit(cache=True)
-def _merge_sort_chain(x, perm, n):
-    p = np.argsort(-x[:n], kind="mergesort")
-    for i in range(n):
-        perm[i] = p[i]
+def _merge_sort_segment(x, perm, lo, hi):
+    m = hi - lo
+    keys = np.empty(m)
+    ids = np.empty(m, dtype=np.int64)
+    for q in range(m):
+        ids[q] = perm[lo + q]
+    ids.sort()  # index order first: the stable sort then breaks ties by index
+    for q in range(m):
+        keys[q] = -x[ids[q]]
+    order = np.argsort(keys, kind="mergesort")
+    for q in range(m):
+        perm[lo + q] = ids[order[q]]
 
 
 @numba.njit(cache=True, inline="always")
-def sort_chain(x, perm, n):
-    """Sort ``perm`` by the key (−x_i, i), in place: afterwards ``perm`` is argsort(−x, stable).
+def sort_chain(x, perm, n, scratch):
+    """Sort ``perm`` by the key (−x_i, i), in place, for x ∈ [0, 1]^n: afterwards ``perm`` is argsort(−x, stable).
 
-    Insertion sort from the previous order (O(n) when x moved little); after 4n shifts it gives up and
-    sorts from scratch (stable merge sort, O(n log n): the noisy private iterates at large n)."""
+    The coordinates at 1 come first and those at 0 last, each in index order (the clipped iterates: most
+    of them when the noise is large); the interior ones keep the previous round's order and are
+    insertion-sorted (O(m) when x moved little); after 4m shifts they are merge-sorted from scratch.
+    ``scratch``: int64 of length ≥ n."""
+    for i in range(n):
+        scratch[i] = perm[i]
+    top = 0
+    for i in range(n):
+        if x[i] == 1.0:
+            perm[top] = i
+            top += 1
+    lo = top
+    for q in range(n):
+        e = scratch[q]
+        if x[e] != 1.0 and x[e] != 0.0:
+            perm[top] = e
+            top += 1
+    hi = top
+    for i in range(n):
+        if x[i] == 0.0:
+            perm[top] = i
+            top += 1
     shifts = 0
-    for k in range(1, n):
+    for k in range(lo + 1, hi):
         e = perm[k]
         xe = x[e]
         j = k - 1
-        while j >= 0:
+        while j >= lo:
             p = perm[j]
             xp = x[p]
             if xp > xe or (xp == xe and p < e):
@@ -110,8 +138,8 @@ def sort_chain(x, perm, n):
             j -= 1
             shifts += 1
         perm[j + 1] = e
-        if shifts > 4 * n:
-            _merge_sort_chain(x, perm, n)
+        if shifts > 4 * (hi - lo):
+            _merge_sort_segment(x, perm, lo, hi)
             return
 
 
