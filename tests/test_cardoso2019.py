@@ -357,3 +357,129 @@ def test_realised_loss_is_unbiased_for_the_expected_loss(mode):
     diff = out["real_loss"] - out["exp_loss"]
     assert abs(diff.mean()) <= 4 * diff.std(ddof=1) / math.sqrt(R)
     assert diff.std() > 0
+
+
+# ------------------------------------------------------------------------------------------ claims (synthetic tables)
+
+def _claim_tables():
+    """Tables shaped as the theorems predict: every claim reproduced."""
+    import pandas as pd
+
+    def rows(x, xs, eps, mean, **extra):
+        return [{x: v, "eps": e, "mean": mean(v, e), "sem": 0.01, "N": 4, **extra} for v in xs for e in eps]
+
+    inf = math.inf
+    rc1a = pd.DataFrame(rows("T", [1024, 4096, 16384, 65536], [1.0, 3.0, 10.0, 30.0, 100.0, inf],
+                             lambda T, e: 1.0 if math.isinf(e) else 50 / e * T**0.2, n=8))
+    rc1b = pd.DataFrame(rows("T", [1024, 4096, 16384, 65536], [3.0, 30.0, 300.0, inf],
+                             lambda T, e: T**0.75 * (1 + (0 if math.isinf(e) else 10 / e)), n=4))
+    rc2a = pd.DataFrame(rows("n", [4, 8, 16, 32, 64], [10.0, 100.0, inf], lambda n, e: n**1.4, T=8192))
+    rc2b = pd.DataFrame(rows("n", [4, 8, 16], [30.0, 300.0, inf], lambda n, e: float(n), T=65536))
+    rc3a = pd.DataFrame(rows("eps", [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, inf], [None],
+                             lambda e, _: 1 + 100 / e, n=8, T=16384)).drop(columns="eps").rename(columns={"eps": "x"})
+    rc3a["eps"] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, inf]
+    rc3a["excess_mean"] = np.where(np.isinf(rc3a["eps"]), 0.0, 100 / rc3a["eps"])
+    rc3b = rc3a.assign(n=4)
+    rc4 = pd.DataFrame(rows("T", [256, 1024, 4096, 16384], [10.0, 100.0, inf], lambda T, e: math.sqrt(T), n=8))
+    runs = pd.DataFrame([{"experiment": "rc1a", "n": 8, "T": T, "eps": e, "seed": s, "regret_expected": 10.0,
+                          "regret_realised": 10.0 + (0.5 if s % 2 else -0.5), "bound": 1e5, "best_loss": -3.0,
+                          "best_enum": -3.0} for T in (1024, 4096) for e in (1.0, inf) for s in range(4)])
+    priv = pd.DataFrame([{"audit": a, "variant": v, "eps_lb": lb, "exact_eps": ex, "claimed_eps": 1.0, "result": res,
+                          "event": ""}
+                         for a, v, lb, ex, res in (("audit", "correct", 0.2, 0.65, "pass"),
+                                                   ("audit", "planted", 1.3, 2.5, "caught"),
+                                                   ("guard", "correct", math.nan, math.nan, "pass"),
+                                                   ("guard", "planted", math.nan, math.nan, "caught"))])
+    return {"rc1a": rc1a, "rc1b": rc1b, "rc2a": rc2a, "rc2b": rc2b, "rc3a": rc3a, "rc3b": rc3b, "rc4": rc4,
+            "rc1a_runs": runs, "privacy": priv}
+
+
+def _claim_verdicts(tbls):
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    out = {}
+    for r in rc_claims.evaluate(tbls, {"c_sens": 2.0, "lambda_g": 0.25}):
+        out.setdefault(r.claim, set()).add(r.verdict)
+    return out
+
+
+def test_every_claim_reproduced_on_tables_shaped_as_predicted():
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    from privopt.experiments.claims import REPRODUCED
+    v = _claim_verdicts(_claim_tables())
+    assert set(v) == set(rc_claims.CLAIMS.ids)
+    assert all(x == {REPRODUCED} for x in v.values()), v
+    found = rc_claims.findings(_claim_tables(), None, {})
+    assert len(found) == 2 and "T = 65536" in found[0].text and "1e+04×" in found[1].text, found
+
+
+def _set(table, col, fn):
+    return lambda t: t[table].__setitem__(col, fn(t[table]))
+
+
+@pytest.mark.parametrize("claim, breaks", [
+    ("RC1.a", _set("rc1a", "mean", lambda d: d["T"] * 1.0)),
+    ("RC1.b", _set("rc1b", "mean", lambda d: d["T"] ** 0.3)),
+    ("RC2.a", _set("rc2a", "mean", lambda d: d["n"] ** 3.0)),
+    ("RC3.a", _set("rc3b", "excess_mean", lambda d: 1 / np.sqrt(d["eps"]))),
+    ("RC4.a", _set("rc4", "mean", lambda d: d["T"] * 1.0)),
+    ("U1.a", _set("rc1a_runs", "bound", lambda d: d["regret_expected"] / 2)),
+    ("U2.a", _set("rc1a_runs", "regret_realised", lambda d: d["regret_expected"] + 5 + 0.1 * d["seed"])),
+    ("U2.a", _set("rc1a_runs", "best_enum", lambda d: d["best_loss"] + 1)),
+    ("P1.a", _set("privacy", "result", lambda d: ["VIOLATION", "caught", "pass", "caught"])),
+    ("P1.b", _set("privacy", "result", lambda d: ["pass", "missed", "pass", "caught"])),
+])
+def test_each_claim_can_fail(claim, breaks):
+    from privopt.experiments.claims import NOT_REPRODUCED
+    tbls = _claim_tables()
+    breaks(tbls)
+    assert NOT_REPRODUCED in _claim_verdicts(tbls)[claim]
+
+
+def test_claims_not_evaluated_when_what_ran_lacks_their_points():
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    from privopt.experiments.claims import NOT_EVALUATED
+    tbls = _claim_tables()
+    tbls["rc1a"] = tbls["rc1a"][tbls["rc1a"]["T"] == 65536]  # no T_max/16
+    tbls["rc1b"] = tbls["rc1b"][tbls["rc1b"]["T"] != 4096]  # no 2^12
+    tbls["rc2a"] = tbls["rc2a"][tbls["rc2a"]["n"] == 4]  # one n: no slope
+    tbls["rc3a"] = tbls["rc3a"].assign(excess_mean=-1.0)  # no positive excess: no log slope
+    tbls["rc4"] = tbls["rc4"][tbls["rc4"]["T"] == 256]
+    tbls["rc1a_runs"] = tbls["rc1a_runs"][tbls["rc1a_runs"]["seed"] == 0].drop(columns="best_enum")  # one seed
+    del tbls["privacy"]
+    v = _claim_verdicts(tbls)
+    assert all(x == {NOT_EVALUATED} for c, x in v.items() if c != "U1.a"), v
+    assert set(v) == set(rc_claims.CLAIMS.ids)
+    tbls["rc1a_runs"] = tbls["rc1a_runs"].iloc[:0]  # no runs: no bound to compare
+    assert _claim_verdicts(tbls)["U1.a"] == {NOT_EVALUATED}
+
+
+def test_rc1a_uses_the_quick_range_only_when_the_paper_range_lacks_two_horizons():
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    tbls = _claim_tables()
+    quick = tbls["rc1a"][tbls["rc1a"]["T"] <= 16384]
+    row = rc_claims.CLAIMS.evaluate_one("RC1.a", {**tbls, "rc1a": quick}, {})[0]
+    assert row.verdict == "reproduced" and "quick-scale (Q) threshold" in row.details and "[1024, 16384]" in row.details
+    row = rc_claims.CLAIMS.evaluate_one("RC1.a", _claim_tables(), {})[0]
+    assert "quick-scale" not in row.details and "[2^14, T_max]" in row.threshold
+
+
+def test_u2_pools_the_sem_over_eps_and_tables_fit_slopes():
+    import pandas as pd
+
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    from privopt.experiments.cardoso2019 import tables as rc_tables
+    rng = np.random.default_rng(0)
+    runs = pd.DataFrame([{"experiment": "rc4", "algorithm": "SubmodPFTAL", "n": 8, "T": T, "eps": e, "seed": s,
+                          "regret_expected": math.sqrt(T) * (1 + 0.01 * rng.standard_normal()),
+                          "regret_realised": math.sqrt(T) + rng.standard_normal(), "H": 0.1, "mu": 4.0, "lam": 1.0,
+                          "K": 9, "gamma": 0.0, "bound": 1e6}
+                         for T in (256, 1024, 4096) for e in (10.0, math.inf) for s in range(3)])
+    z = rc_claims.u2_zscores(runs)
+    assert len(z) == 6 and (z["dof"] == 4).all() and (z["z"] < 5).all()
+    out = rc_tables.rc4_tables({"runs": runs}, {})
+    fit = out["rc4_fit"]
+    row = fit[(fit["range"] == "all") & np.isinf(fit["eps"])].iloc[0]
+    assert row["slope"] == pytest.approx(0.5, abs=0.02) and row["ci90_lo"] <= row["slope"] <= row["ci90_hi"]
+    t = out["rc4"]
+    assert {"mean", "sem", "N", "ci_lo", "ci_hi", "bound", "bound_ratio", "realised_mean"} <= set(t.columns)
+    assert (t["N"] == 3).all()

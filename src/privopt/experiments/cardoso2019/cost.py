@@ -1,0 +1,51 @@
+"""Cost model of the Rivera Cardoso & Cummings run jobs: seconds ≈ replica-steps × µs per step + comparators.
+
+Constants from ``python benchmarks/bench_submod_pftal.py --steps 8192 --repeats 2 --cpu`` on the 2-core build
+machine (CPU µs per step per replica, R = 60, 2026-11-23 under a load average of about 3):
+SubmodPFTAL 0.82 (n = 8) and 4.58 (n = 64); BanditSubmodPFTAL 0.74 (n = 4) and 1.67 (n = 16), fitted as a + b·n.
+A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
+exhaustive enumeration that cross-checks it (2^n subsets).
+"""
+
+from __future__ import annotations
+
+__all__ = ["US_PER_STEP", "job_seconds", "job_data_mb", "summary"]
+
+#: kernel µs per step per replica: a + b·n
+US_PER_STEP = {"full": (0.283, 0.0671), "bandit": (0.43, 0.0775)}
+#: per-job constant: imports, reading the cell pool, numba cache load, tables of runs
+BASE_S = 1.5
+#: per seed: the LP (HiGHS) and the stream draw
+LP_S = 0.05
+#: enumeration, ns per subset per (cell + edge)
+ENUM_NS = 2.0
+MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3a": "full", "rc3b": "bandit",
+        "rc4": "full"}
+
+
+def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+    """Predicted compute seconds of one run job (excluding start-up, see privopt.experiments.cost)."""
+    if experiment == "privacy":
+        return BASE_S + 2 * int(settings["samples"]) * 2 * 1e-6 + 5.0
+    T = int(point["T"]) if "T" in point else int(settings["T"])
+    n = int(point["n"]) if "n" in point else int(settings["n"])
+    a, b = US_PER_STEP[MODE[experiment]]
+    replicas = (len(settings["eps"]) + 1) * n_seeds
+    enum = n_seeds * (2**n) * 3 * n * ENUM_NS * 1e-9 if n <= 16 else 0.0
+    return BASE_S + replicas * T * (a + b * n) * 1e-6 + n_seeds * LP_S + enum
+
+
+def job_data_mb(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+    """Data a run job holds: the cell pool (≤ 0.6 M pickups) and the seeds' cell streams."""
+    if experiment == "privacy":
+        return 50.0
+    T = int(point["T"]) if "T" in point else int(settings["T"])
+    return 8 * T * n_seeds / 1e6 + 30.0
+
+
+def summary() -> list[str]:
+    """The measured constants (printed by ``benchmarks/paper_cost.py``)."""
+    return [f"kernel µs per step per replica, a + b·n: SubmodPFTAL {US_PER_STEP['full'][0]} + {US_PER_STEP['full'][1]}·n, "
+            f"BanditSubmodPFTAL {US_PER_STEP['bandit'][0]} + {US_PER_STEP['bandit'][1]}·n "
+            "(benchmarks/bench_submod_pftal.py --cpu, 2026-11-23)",
+            f"per job {BASE_S} s; per seed {LP_S} s (LP) + enumeration {ENUM_NS} ns per subset·(n + |E|) for n ≤ 16"]

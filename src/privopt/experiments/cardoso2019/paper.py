@@ -1,0 +1,133 @@
+"""Rivera Cardoso & Cummings (2018), DP online submodular minimisation: the declaration the workflow reads.
+
+The paper has no experiments or figures; every figure here is **new** (spec
+``shared/specs/online-convex-and-submodular-min.md`` §3.3, figures RC-1 … RC-4) and illustrates its
+theorems — none is a figure of the paper.  Instance: the grid cells of the Uber box (``cells``, every
+supported grid n ∈ {4, 8, 16, 32, 64}).  Experiments, each named after its config subsection: RC-1a
+(SubmodPFTAL regret vs T, one point per T), RC-1b (BanditSubmodPFTAL vs T), RC-2a/b (regret vs the
+number of cells n at fixed T, one point per n), RC-3a/b (excess regret vs ε at fixed n and T), RC-4
+(RC-ZERO, the √T regime), and the privacy checks.  Inside a job every ε of the grid plus ε = ∞ run on
+the same cell streams.  The config section is ``cardoso2019`` (``workflow/schemas/cardoso2019.schema.yaml``).
+"""
+
+from __future__ import annotations
+
+from privopt.experiments.cardoso2019 import cost
+from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+
+RUNS = "privopt.experiments.cardoso2019.runs"
+TABLES = "privopt.experiments.cardoso2019.tables"
+NEW = ("(none: the paper has no experiments or figures; this is a new figure, spec figure {fig}, "
+       "illustrating {what}; it is not a figure of the paper)")
+#: experiment → (the key of its points (None: one point), the keys of its subsection a run reads, top-level keys)
+SPECS = {
+    "rc1a": ("T", ("n", "eps"), ("c_sens", "lambda_g")),
+    "rc1b": ("T", ("n", "eps"), ("c_sens", "lambda_g")),
+    "rc2a": ("n", ("T", "eps"), ("c_sens", "lambda_g")),
+    "rc2b": ("n", ("T", "eps"), ("c_sens", "lambda_g")),
+    "rc3a": (None, ("n", "T", "eps"), ("c_sens", "lambda_g")),
+    "rc3b": (None, ("n", "T", "eps"), ("c_sens", "lambda_g")),
+    "rc4": ("T", ("n", "eps"), ("c_sens",)),
+}
+LABELS = {"rc1a": "RC-1a (SubmodPFTAL regret vs T)", "rc1b": "RC-1b (BanditSubmodPFTAL regret vs T)",
+          "rc2a": "RC-2a (SubmodPFTAL regret vs n)", "rc2b": "RC-2b (BanditSubmodPFTAL regret vs n)",
+          "rc3a": "RC-3a (SubmodPFTAL excess regret vs ε)", "rc3b": "RC-3b (BanditSubmodPFTAL excess regret vs ε)",
+          "rc4": "RC-4 (RC-ZERO regret vs T)"}
+BANDIT = ("rc1b", "rc2b", "rc3b")
+
+
+def _points(name):
+    key = SPECS[name][0]
+    if key is None:
+        return lambda section: [{}]
+    return lambda section: [{key: int(v)} for v in section[name][key]]
+
+
+def _reads(name):
+    _, keys, common = SPECS[name]
+    return lambda section, point: {**{k: section[k] for k in common}, **{k: section[name][k] for k in keys}}
+
+
+def _experiment(name) -> Experiment:
+    return Experiment(
+        name=name,
+        label=f"Rivera Cardoso & Cummings {LABELS[name]}",
+        points=_points(name),
+        settings=_reads(name),
+        seeds=lambda section: (section[name]["runs"], section[name]["seeds_per_job"]),
+        run=f"{RUNS}:{name}_job",
+        instances=("cells",),
+        tables=f"{TABLES}:{name}_tables",
+        table_files=(Table(f"{name}.csv"), Table(f"{name}_fit.csv"), Table(f"{name}_runs.parquet")),
+        cost=lambda settings, point, n: cost.job_seconds(name, settings, point, n),
+        data_mb=lambda settings, point, n: cost.job_data_mb(name, settings, point, n),
+    )
+
+
+def check(section) -> None:
+    """Cross-key checks the schema cannot express (raised before any job is planned)."""
+    for name, (key, keys, _) in SPECS.items():
+        sub = section[name]
+        for k in ("T", "n", "eps"):
+            v = sub.get(k)
+            if isinstance(v, list) and sorted(v) != list(v):
+                raise ConfigError(f"config key cardoso2019.{name}.{k}: list the values in increasing order, got {v}")
+        if name in BANDIT:  # γ = n/T^(1/4) ≤ 1 needs T ≥ n⁴ (spec A9)
+            ns = sub["n"] if isinstance(sub["n"], list) else [sub["n"]]
+            Ts = sub["T"] if isinstance(sub["T"], list) else [sub["T"]]
+            if min(Ts) < max(ns) ** 4:
+                raise ConfigError(f"config key cardoso2019.{name}.T: BanditSubmodPFTAL needs T >= n^4 = {max(ns) ** 4} "
+                                  f"(gamma = n/T^(1/4) <= 1, spec A9), got T = {min(Ts)}")
+
+
+PAPER = Paper(
+    key="cardoso2019",
+    title="Differentially Private Online Submodular Optimization",
+    authors="Adrian Rivera Cardoso, Rachel Cummings",
+    venue="AISTATS 2019 (arXiv 1807.02290)",
+    spec="shared/specs/online-convex-and-submodular-min.md",
+    short="Rivera Cardoso & Cummings 2019",
+    instances=(
+        Instance("cells", build="privopt.experiments.cardoso2019.instances:build",
+                 outputs=("cells.parquet", "cells.json"), uses_uber=True),
+    ),
+    experiments=(
+        *(_experiment(name) for name in SPECS),
+        Experiment(
+            name="privacy",
+            label="Rivera Cardoso & Cummings privacy checks",
+            points=lambda section: [{}],
+            settings=lambda section, point: dict(section["privacy"]),
+            seeds=lambda section: (1, 1),
+            run="privopt.experiments.cardoso2019.privacy:privacy_job",
+            tables=f"{TABLES}:privacy_tables",
+            table_files=(Table("privacy.csv", float_format="%.6g"),),
+            cost=lambda settings, point, n: cost.job_seconds("privacy", settings, point, n),
+        ),
+    ),
+    figures=(
+        Figure("rc1", title="RC-1 (new) — regret versus T: SubmodPFTAL (n = 8) and BanditSubmodPFTAL (n = 4)",
+               original_caption=NEW.format(fig="RC-1", what="Thm 7 (Õ(n^3/2 √T/ε)) and Thm 9 (Õ(n^3/2 T^3/4/ε))"),
+               inputs={"full": "rc1a", "bandit": "rc1b"},
+               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+        Figure("rc2", title="RC-2 (new) — regret versus the number of cells n",
+               original_caption=NEW.format(fig="RC-2", what="the n^3/2 dependence of Thm 7 and Thm 9"),
+               inputs={"full": "rc2a", "bandit": "rc2b"},
+               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+        Figure("rc3", title="RC-3 (new) — excess regret versus ε",
+               original_caption=NEW.format(fig="RC-3", what="the 1/ε dependence of Thm 7 and Thm 9"),
+               inputs={"full": "rc3a", "bandit": "rc3b"},
+               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+        Figure("rc4", title="RC-4 (new) — the √T regime on RC-ZERO",
+               original_caption=NEW.format(fig="RC-4", what="that the √T rate of Thm 7 cannot be avoided"),
+               inputs={"table": "rc4"}, params=lambda section: {"c_sens": section["c_sens"]}),
+    ),
+    claims=Claims(
+        evaluate="privopt.experiments.cardoso2019.claims:evaluate",
+        inputs=("rc1a", "rc1b", "rc2a", "rc2b", "rc3a", "rc3b", "rc4", "rc1a_runs", "rc1b_runs", "rc2a_runs",
+                "rc2b_runs", "rc3a_runs", "rc3b_runs", "rc4_runs", "privacy"),
+        settings=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]},
+    ),
+    check=check,
+    audits=("privopt.experiments.cardoso2019.privacy:audits",),
+)

@@ -1,0 +1,128 @@
+"""Run jobs of the Rivera Cardoso & Cummings figures RC-1 … RC-4 (protocol ``run(point, settings, seeds, inputs)``).
+
+One job = one parameter point × a block of
+seeds; inside it every ε of the grid and ε = ∞ run on the same cell streams (common random numbers:
+the stream depends only on (experiment, n, seed)).  Each horizon T is its own run (spec A13).
+Regret (spec §3.1, A14): expected = Σ_t E[f_t(S_t) | x_t] − min_S Σ_t f_t(S) (plotted), realised =
+Σ_t f_t(S_t) − min (the check C-U2); the comparator is exact (LP of the Lovász extension), and for
+n ≤ 16 every row also records the minimum by exhaustive enumeration (``best_enum``, C-U2).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+
+from privopt import seeding
+from privopt.fastrng import FastGenerator
+from privopt.online.submod_pftal import bandit_setup, bound_bandit, bound_full, full_setup, run_submod
+from privopt.submodular.cuts import enumerate_minimum
+from privopt.submodular.uber_grid import CutInstance
+
+__all__ = ["PAPER", "RUN_COLUMNS", "cell_streams", "replica_states", "rc_rows"]
+
+PAPER = "cardoso2019"
+RUN_COLUMNS = ["experiment", "algorithm", "instance", "n", "T", "eps", "seed", "regret_expected", "regret_realised",
+               "cum_loss_expected", "cum_loss_realised", "best_loss", "best_size", "H", "mu", "lam", "K", "gamma",
+               "c_sens", "mu_rule", "bound", "max_ratio", "best_enum", "wall_s"]
+#: the comparator is cross-checked by exhaustive enumeration up to this n (2^16 subsets)
+ENUM_MAX_N = 16
+
+
+def cell_streams(pool: np.ndarray, experiment: str, n: int, seeds, T: int) -> np.ndarray:
+    """(len(seeds), T) cells drawn iid with replacement from the pool of pickup cells (spec §3.1 ``iid``)."""
+    return np.stack([pool[seeding.rng(PAPER, f"{experiment}/data", {"n": int(n)}, int(s)).integers(0, pool.size,
+                                                                                              size=int(T))]
+                     for s in seeds]).astype(np.int64)
+
+
+def replica_states(experiment: str, stream: str, params, seeds) -> np.ndarray:
+    """(R, 4) FastGenerator states, replica r keyed by ``params[r]`` and ``seeds[r]``."""
+    return np.stack([FastGenerator(seeding.seed_sequence(PAPER, f"{experiment}/{stream}", dict(p), int(s))).state
+                     for p, s in zip(params, seeds)])
+
+
+def rc_rows(experiment: str, mode: str, inst: CutInstance, T: int, eps_list, seeds, cells: np.ndarray, *,
+            c_sens: float = 2.0, mu_rule: str = "corrected", key: str = "T") -> pd.DataFrame:
+    """SubmodPFTAL (``mode="full"``) or BanditSubmodPFTAL for every (ε, seed); one row per replica."""
+    eps = [float(e) for e in eps_list]
+    n = inst.n
+    if mode == "full":
+        setups = [full_setup(n, T, e, M=inst.M, c_sens=c_sens) for e in eps for _ in seeds]
+    else:
+        setups = [bandit_setup(n, T, e, M=inst.M, c_sens=c_sens, mu_rule=mu_rule, key=key) for e in eps for _ in seeds]
+    rows = np.array([i for _ in eps for i in range(len(seeds))])
+    keys = [{"mode": mode, "instance": inst.name, "n": n, "T": int(T), "eps": e, "mu_rule": mu_rule}
+            for e in eps for _ in seeds]
+    seed_of = [s for _ in eps for s in seeds]
+    best = [inst.best(c[:T]) for c in cells]
+    enum = [enumerate_minimum(inst.total_unary(c[:T]), inst.edges, T * inst.w)["value"] if n <= ENUM_MAX_N else math.nan
+            for c in cells]
+    start = time.perf_counter()
+    out = run_submod(inst, cells[:, :T], rows, setups, replica_states(experiment, "noise", keys, seed_of),
+                     replica_states(experiment, "play", keys, seed_of), allow_unbounded=mu_rule == "paper")
+    wall = (time.perf_counter() - start) / len(setups)
+    records = []
+    for r, s in enumerate(setups):
+        i = int(rows[r])
+        b = best[i]["value"]
+        records.append({"experiment": experiment, "algorithm": "SubmodPFTAL" if mode == "full" else "BanditSubmodPFTAL",
+                        "instance": inst.name, "n": n, "T": int(T), "eps": s.eps, "seed": int(seeds[i]),
+                        "regret_expected": float(out["exp_loss"][r] - b), "regret_realised": float(out["real_loss"][r] - b),
+                        "cum_loss_expected": float(out["exp_loss"][r]), "cum_loss_realised": float(out["real_loss"][r]),
+                        "best_loss": b, "best_size": int(best[i]["mask"].sum()), "H": s.H, "mu": s.mu, "lam": s.lam,
+                        "K": s.K, "gamma": s.gamma, "c_sens": s.c_sens, "mu_rule": s.mu_rule,
+                        "bound": bound_full(s) if mode == "full" else bound_bandit(s),
+                        "max_ratio": float(out["max_ratio"][r]), "best_enum": float(enum[i]), "wall_s": wall})
+    return pd.DataFrame(records, columns=RUN_COLUMNS)
+
+
+# ------------------------------------------------------------------ job functions (protocol signature)
+
+def load_pool(inputs, n: int) -> np.ndarray:
+    """The cells of the pickups inside the box on the n-cell grid (instance ``cells``)."""
+    from pathlib import Path
+    return pd.read_parquet(Path(inputs["cells"]) / "cells.parquet", columns=[f"cell{n}"])[f"cell{n}"].to_numpy()
+
+
+def _job(experiment, mode, instance, n, T, settings, seeds, inputs, key):
+    from privopt.submodular.uber_grid import cell_shares, rc_mrf, rc_zero
+    pool = load_pool(inputs, n)
+    inst = rc_mrf(n, float(settings.get("lambda_g", 0.25))) if instance == "mrf" else rc_zero(n, cell_shares(pool, n))
+    cells = cell_streams(pool, experiment, n, seeds, T)
+    eps = [float(e) for e in settings["eps"]] + [math.inf]
+    return {"runs": rc_rows(experiment, mode, inst, T, eps, seeds, cells, c_sens=float(settings["c_sens"]), key=key)}
+
+
+def rc1a_job(point, settings, seeds, inputs):
+    """RC-1a: SubmodPFTAL on RC-MRF, n = settings["n"], point (T,)."""
+    return _job("rc1a", "full", "mrf", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc1a.T")
+
+
+def rc1b_job(point, settings, seeds, inputs):
+    """RC-1b: BanditSubmodPFTAL on RC-MRF, point (T,) (T ≥ n⁴, else a ConfigError naming the key)."""
+    return _job("rc1b", "bandit", "mrf", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc1b.T")
+
+
+def rc2a_job(point, settings, seeds, inputs):
+    return _job("rc2a", "full", "mrf", int(point["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc2a.T")
+
+
+def rc2b_job(point, settings, seeds, inputs):
+    return _job("rc2b", "bandit", "mrf", int(point["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc2b.T")
+
+
+def rc3a_job(point, settings, seeds, inputs):
+    return _job("rc3a", "full", "mrf", int(settings["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc3a.T")
+
+
+def rc3b_job(point, settings, seeds, inputs):
+    return _job("rc3b", "bandit", "mrf", int(settings["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc3b.T")
+
+
+def rc4_job(point, settings, seeds, inputs):
+    """RC-4: SubmodPFTAL on RC-ZERO (the √T regime), point (T,)."""
+    return _job("rc4", "full", "zero", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc4.T")
