@@ -31,6 +31,13 @@ def _schema_keys(path):
     return set(yaml.safe_load(Path(path).read_text())["properties"])
 
 
+# jsonschema imports rfc3987_syntax, when installed (jupyter pulls it in), only to check the "iri" formats,
+# and that import builds its grammars: about 2.4 s on every Snakemake start (every dry run, every cluster
+# job).  No schema of this workflow uses those formats, so it is left out; jsonschema then skips them.
+if "jsonschema" not in sys.modules:
+    sys.modules.setdefault("rfc3987_syntax", None)
+
+
 def check_config():
     """Validate the config before any job is planned: the workflow's own keys, then each paper's
     section against workflow/schemas/<paper>.schema.yaml (defaults filled in), then each paper's

@@ -47,7 +47,16 @@ def imported_modules(name: str, src: Path | None = None) -> set[str]:
     file = module_file(name, src)
     if file is None:
         raise ModuleNotFoundError(f"no source for module {name!r}")
-    tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+    found = _imports(name, str(file), file.stat().st_mtime_ns)
+    return {m for m in found if (m == ROOT_PACKAGE or m.startswith(ROOT_PACKAGE + ".")) and module_file(m, src)}
+
+
+@cache
+def _imports(name: str, path: str, mtime_ns: int) -> frozenset[str]:
+    """Every module named by an import statement of the file (parsed once per file version: the workflow
+    asks for the closures of many modules that share most of their imports)."""
+    file = Path(path)
+    tree = ast.parse(file.read_text(encoding="utf-8"), filename=path)
     package = name if file.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -63,7 +72,7 @@ def imported_modules(name: str, src: Path | None = None) -> set[str]:
             found.add(target)
             # ``from pkg import sub`` imports the submodule ``pkg.sub`` when it is one
             found.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
-    return {m for m in found if (m == ROOT_PACKAGE or m.startswith(ROOT_PACKAGE + ".")) and module_file(m, src)}
+    return frozenset(found)
 
 
 def closure(roots: Iterable[str], src: Path | None = None) -> list[str]:
