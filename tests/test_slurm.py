@@ -2,9 +2,9 @@
 
 A single-node SLURM (munged, slurmctld, slurmd as plain processes on 127.0.0.1, no slurmdbd) is
 started by ``tests/slurm/slurm_ci.sh``, which installs the Debian packages when they are missing.
-The smoke configuration of three papers (``SLURM_PAPERS``) then runs with ``profiles/slurm`` (the profile a cluster user copies, with
-the partition filled in as a user would; its job groups included), job states read with
-``squeue``, and its result tables must equal those of the local ``--cores 2`` smoke run.  Every
+The smoke configuration of three papers (``workflow_runs.SCHEDULING_PAPERS``, which says why these)
+then runs with ``profiles/slurm`` (the profile a cluster user copies, with the partition filled in as a
+user would; its job groups included), job states read with ``squeue``, and its result tables must equal those of the local ``--cores 2`` smoke run.  Every
 daemon the test started is stopped by its PID, and its state removed, however the test ends
 (a failure, or SIGTERM; after a SIGKILL the next start finds the old PID files and stops them).
 
@@ -26,7 +26,8 @@ import yaml
 
 from privopt.experiments import cost as run_cost
 from test_cost import job_resources, load_config
-from workflow_runs import REPO, copy_workflow, data_config, planned_jobs, registry_files, snakemake
+from workflow_runs import (REPO, SCHEDULING_PAPERS, copy_workflow, data_config, of_papers, planned_jobs, registry_files,
+                           snakemake)
 
 SLURM_CI = REPO / "tests" / "slurm" / "slurm_ci.sh"
 CI_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "slurm-ci"
@@ -123,24 +124,13 @@ def _submitted_jobs(work: Path) -> dict[str, int]:
     return counts
 
 
-# The papers sent to the cluster: every paper goes through the same generic rules, profile and job
-# groups, so three that between them build Uber instances, fill more than one SLURM job of a group and
-# include the toy paper's files-only plug-in test the mechanism; sending all of them added 5 minutes
-# to CI (the --cores 1 and --cores 2 runs of tests/test_workflow.py still build every paper).
-SLURM_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
-
-
-def _of_papers(rel: str) -> bool:
-    return any(rel.startswith((f"results/{k}/", f"results/claims/{k}.", f"results/audit/{k}.")) for k in SLURM_PAPERS)
-
-
 def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run_two_cores, tmp_path):
     work = copy_workflow(tmp_path / "wf", toy=True)
     profile = _cluster_profile(work)
-    # Every table, claims file and audit of SLURM_PAPERS (the run jobs go to SLURM; the figures and the
+    # Every table, claims file and audit of SCHEDULING_PAPERS (the run jobs go to SLURM; the figures and the
     # report, local notebooks that only read these tables, are left out: the local run of the fixture
     # draws them).
-    targets = [f for key, files in registry_files(work).items() if key in SLURM_PAPERS for f in files
+    targets = [f for key, files in registry_files(work).items() if key in SCHEDULING_PAPERS for f in files
                if not f.startswith(("results/figures/", "logs/notebooks/"))]
     args = [
         *targets,
@@ -165,7 +155,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
     components = yaml.safe_load((profile / "config.yaml").read_text())["group-components"]
     per_unit: dict[str, int] = {}
     for key, exp, job, predicted, _, _ in job_resources(load_config("smoke.yaml")):
-        if key not in SLURM_PAPERS:
+        if key not in SCHEDULING_PAPERS:
             continue
         group = run_cost.cluster_group(predicted)
         unit = f"group_{group}" if group else f"rule_{key}_runs_{exp.name}"
@@ -188,7 +178,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
     # Same tables as the local run, byte for byte (CSV) or frame for frame (parquet), but for the
     # measured wall time of each run (wall_s), which no two runs share.
     on_slurm = _tables(work)
-    local = {rel: path for rel, path in _tables(smoke_run_two_cores).items() if _of_papers(rel)}
+    local = {rel: path for rel, path in _tables(smoke_run_two_cores).items() if of_papers(rel)}
     assert set(on_slurm) == set(local) and len(on_slurm) > 20, set(on_slurm) ^ set(local)
     for rel in sorted(on_slurm):
         if rel.endswith(".csv"):

@@ -17,6 +17,20 @@ SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz")
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
+# The papers that the scheduling checks (the --cores 1 rerun of tests/test_workflow.py and the SLURM run of
+# tests/test_slurm.py) send through the workflow a second time, to compare tables with the --cores 2 run.
+# Every paper goes through the same generic rules, and a run job's rows depend only on its params (each
+# paper's tests check that its run jobs give the same rows whatever the seed blocks), so three papers that
+# between them build Uber instances, have several experiments and seed blocks, and include the toy paper's
+# files-only plug-in test the mechanism; rerunning all of them added about a minute per paper to CI.
+SCHEDULING_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
+
+
+def of_papers(rel: str, keys=SCHEDULING_PAPERS) -> bool:
+    """Whether a path under results/ (relative to the workdir) belongs to one of the papers ``keys``."""
+    return any(rel.startswith((f"results/{k}/", f"results/claims/{k}.", f"results/audit/{k}.")) for k in keys)
+
+
 needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
 
 
