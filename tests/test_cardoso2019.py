@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.optimize import linprog
 
@@ -16,7 +17,7 @@ from privopt.experiments.errors import ConfigError
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
                                          run_submod, submod_bandit_numpy, submod_full_numpy)
-from privopt.submodular.cuts import (csr_adjacency, cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum,
+from privopt.submodular.cuts import (padded_adjacency, cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum,
                                      lp_minimum, sort_chain)
 from privopt.submodular.lovasz import (all_masks, chain, is_submodular, lovasz_by_integral, lovasz_value_grad,
                                        round_level_set)
@@ -139,11 +140,15 @@ def test_chain_form_equals_cut_closed_form_with_ties_and_numba_kernel():
         np.testing.assert_allclose(cg, g, atol=1e-12)
         # the kernels: insertion sort from a scrambled order, then the chain values
         perm = rng.permutation(n).astype(np.int64)
-        sort_chain(x, perm, n, np.zeros(n, dtype=np.int64))
+        sort_chain(x, perm, n, np.zeros(n + 1, dtype=np.int64))
         np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
-        indptr, nbr, wts = csr_adjacency(n, edges, w)
+        nbr, wts = padded_adjacency(n, edges, w)
+        pairs = sorted((int(i), int(j), float(x)) for i in range(n) for j, x in zip(nbr[i], wts[i]) if j < n)
+        both = [(int(i), int(j), float(x)) for (i, j), x in zip(edges, w)] + [(int(j), int(i), float(x))
+                                                                            for (i, j), x in zip(edges, w)]
+        assert pairs == sorted(both) and (wts[nbr == n] == 0).all()  # every edge both ways; padding weighs 0
         vals, kg = np.zeros(n + 1), np.zeros(n)
-        cut_chain_into(a, indptr, nbr, wts, perm, n, np.zeros(n, dtype=np.bool_), vals, kg)
+        cut_chain_into(a, nbr, wts, perm, n, np.zeros(n + 1, dtype=np.bool_), vals, kg)
         np.testing.assert_allclose(kg, g, atol=1e-12)
         np.testing.assert_allclose(vals[1:], np.cumsum(g[perm]), atol=1e-12)
 
@@ -271,6 +276,32 @@ def test_regret_nonprivate_small_and_realised_agrees_with_expected():
     assert bound_bandit(s) > 0 and s.gamma == pytest.approx(4 / 8)
 
 
+@pytest.mark.parametrize("job, point, settings", [
+    ("rc1a_job", {"T": 256}, {"n": 8, "eps": [10.0]}),
+    ("rc1b_job", {"T": 256}, {"n": 4, "eps": [100.0]}),
+    ("rc2a_job", {"n": 4}, {"T": 128, "eps": [100.0]}),
+    ("rc4_job", {"T": 128}, {"n": 8, "eps": [10.0]}),
+])
+def test_job_rows_are_deterministic_and_independent_of_the_seed_blocks(job, point, settings, tmp_path):
+    """A run's rows depend on (experiment, point, settings, seed) only: the same whichever job (seed
+    block) computes them, so no --cores, job order or seeds_per_job changes a table."""
+    from privopt.experiments.cardoso2019 import runs
+
+    rng = np.random.default_rng(3)
+    pool = pd.DataFrame({f"cell{n}": rng.integers(0, n, size=500) for n in GRIDS})
+    pool.to_parquet(tmp_path / "cells.parquet")
+    settings = {**settings, "c_sens": 2.0, "lambda_g": 0.25}
+    fn, inputs, key = getattr(runs, job), {"cells": str(tmp_path)}, ["eps", "seed"]
+    rows = lambda seeds: fn(point, settings, seeds, inputs)["runs"].drop(columns="wall_s")  # noqa: E731
+    both = rows([0, 1, 2])
+    pd.testing.assert_frame_equal(both, rows([0, 1, 2]))
+    split = pd.concat([rows([0]), rows([1, 2])])
+    pd.testing.assert_frame_equal(both.sort_values(key).reset_index(drop=True),
+                                  split.sort_values(key).reset_index(drop=True))
+    assert len(both) == 3 * 2 and both["eps"].apply(math.isinf).sum() == 3
+    assert both.groupby("eps")["regret_expected"].nunique().min() > 1  # the seeds differ
+
+
 # ------------------------------------------------------------------------------------------ bad input
 
 def test_bad_inputs_name_the_config_key():
@@ -342,7 +373,7 @@ def test_sort_chain_fallback_is_the_stable_argsort():
     for n in (16, 64):
         for x in (rng.random(n), np.round(rng.random(n) * 2) / 2):
             perm = np.argsort(x, kind="stable")[::-1].astype(np.int64).copy()  # reversed: n(n−1)/2 shifts
-            sort_chain(x, perm, n, np.zeros(n, dtype=np.int64))
+            sort_chain(x, perm, n, np.zeros(n + 1, dtype=np.int64))
             np.testing.assert_array_equal(perm, np.argsort(-x, kind="stable"))
 
 

@@ -51,7 +51,7 @@ from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
 from privopt.mechanisms.tree import TreeAggregator
 from privopt.online.pftal import check_ratios
 from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
-from privopt.submodular.cuts import csr_adjacency, cut_chain_into, sort_chain
+from privopt.submodular.cuts import cut_chain_into, padded_adjacency, sort_chain
 from privopt.submodular.uber_grid import CutInstance
 
 __all__ = ["MU_RULES", "SubmodSetup", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
@@ -179,13 +179,14 @@ def bandit_estimate_into(y, rho, perm, n, k, us, g):
 
 
 @numba.njit(cache=True)
-def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam, noise, play,
+def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, lam, noise, play,
                        exp_loss, real_loss, max_ratio, xrec):
     """SubmodPFTAL for every replica r: Σ_t f̂_t(x_t) into ``exp_loss[r]``, Σ_t f_t(S_t) into
     ``real_loss[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
 
-    base (n,); cells (S, ≥T) cell streams; rows (R,) stream row per replica; CSR graph; H, mu, lam (R,);
-    noise/play (R, 4) FastGenerator states (advanced); xrec (R, T+1, n) gets x_1..x_{T+1}, or is (R, 0, n).
+    base (n,); cells (S, ≥T) cell streams; rows (R,) stream row per replica; nbr, wts the graph
+    (:func:`padded_adjacency`); H, mu, lam (R,); noise/play (R, 4) FastGenerator states (advanced); xrec
+    (R, T+1, n) gets x_1..x_{T+1}, or is (R, 0, n).
     """
     R = H.shape[0]
     n = base.shape[0]
@@ -200,9 +201,9 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
     xsum = np.zeros(n)
     gbuf = np.zeros(n)
     vals = np.zeros(n + 1)
-    inset = np.zeros(n, dtype=np.bool_)
+    inset = np.zeros(n + 1, dtype=np.bool_)
     perm = np.zeros(n, dtype=np.int64)
-    scratch = np.zeros(n, dtype=np.int64)
+    scratch = np.zeros(n + 1, dtype=np.int64)
     eta = np.zeros((m, n))
     partial = np.zeros((m + 1, n))
     record = xrec.shape[1] > 0
@@ -230,7 +231,7 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
             c = cells[row, t - 1]
             a[c] -= half
             sort_chain(x, perm, n, scratch)
-            cut_chain_into(a, indptr, nbr, wts, perm, n, inset, vals, g)
+            cut_chain_into(a, nbr, wts, perm, n, inset, vals, g)
             # f̂(x) = Σ_k θ_k f(B_k), θ_0 = 1 − x_{π1}, θ_k = x_{πk} − x_{π(k+1)}, θ_n = x_{πn}
             fh = (1.0 - x[perm[0]]) * vals[0]
             for k in range(1, n):
@@ -239,9 +240,8 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
             ex += fh
             tau = rng_uniform(pst)
             cnt = 0
-            for i in range(n):
-                if x[i] > tau:
-                    cnt += 1
+            for i in range(n):  # branch-free count (x_i > τ is a coin flip per coordinate under large noise)
+                cnt += x[i] > tau
             re += vals[cnt]
             ss = 0.0
             for i in range(n):
@@ -265,7 +265,7 @@ def submod_full_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, mu, lam,
 
 
 @numba.njit(cache=True)
-def submod_bandit_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, gamma, mu, lam, noise, play,
+def submod_bandit_kernel(base, half, cells, rows, nbr, wts, T, H, gamma, mu, lam, noise, play,
                          exp_loss, real_loss, max_ratio, krec, vrec):
     """BanditSubmodPFTAL for every replica r: Σ_t Σ_k ρ_k f_t(B_k) into ``exp_loss[r]``, Σ_t f_t(S_t) into
     ``real_loss[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.  gamma (R,); krec (R, T) gets the played chain
@@ -284,9 +284,9 @@ def submod_bandit_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, gamma,
     gbuf = np.zeros(n)
     vals = np.zeros(n + 1)
     rho = np.zeros(n + 1)
-    inset = np.zeros(n, dtype=np.bool_)
+    inset = np.zeros(n + 1, dtype=np.bool_)
     perm = np.zeros(n, dtype=np.int64)
-    scratch = np.zeros(n, dtype=np.int64)
+    scratch = np.zeros(n + 1, dtype=np.int64)
     eta = np.zeros((m, n))
     partial = np.zeros((m + 1, n))
     keep_k = krec.shape[1] > 0
@@ -313,7 +313,7 @@ def submod_bandit_kernel(base, half, cells, rows, indptr, nbr, wts, T, H, gamma,
             c = cells[row, t - 1]
             a[c] -= half
             sort_chain(x, perm, n, scratch)
-            cut_chain_into(a, indptr, nbr, wts, perm, n, inset, vals, g)
+            cut_chain_into(a, nbr, wts, perm, n, inset, vals, g)
             explore_probs_into(x, perm, n, gm, rho)
             e = 0.0
             for k in range(n + 1):
@@ -497,20 +497,20 @@ def run_submod(inst: CutInstance, cells: np.ndarray, rows, setups, noise: np.nda
         raise ValueError(f"cells must lie in 0..{inst.n - 1}")
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     R, T, n = len(setups), first.T, first.n
-    indptr, nbr, wts = csr_adjacency(n, inst.edges, inst.w)
+    nbr, wts = padded_adjacency(n, inst.edges, inst.w)
     arr = lambda key: np.array([getattr(s, key) for s in setups], dtype=np.float64)  # noqa: E731
     ex, re, ratio = np.zeros(R), np.zeros(R), np.zeros(R)
     out: dict = {}
     if first.mode == "full":
         xrec = np.zeros((R, T + 1 if record_x else 0, n))
-        submod_full_kernel(inst.base, inst.demand, cells, rows, indptr, nbr, wts, T, arr("H"), arr("mu"), arr("lam"),
+        submod_full_kernel(inst.base, inst.demand, cells, rows, nbr, wts, T, arr("H"), arr("mu"), arr("lam"),
                            noise, play, ex, re, ratio, xrec)
         if record_x:
             out["x"] = xrec
     else:
         krec = np.zeros((R, T if record_k else 0), dtype=np.int64)
         vrec = np.zeros((R, T if record_v else 0, n))
-        submod_bandit_kernel(inst.base, inst.demand, cells, rows, indptr, nbr, wts, T, arr("H"), arr("gamma"), arr("mu"),
+        submod_bandit_kernel(inst.base, inst.demand, cells, rows, nbr, wts, T, arr("H"), arr("gamma"), arr("mu"),
                              arr("lam"), noise, play, ex, re, ratio, krec, vrec)
         if record_k:
             out["k"] = krec
