@@ -1,8 +1,9 @@
 """Cost model of the Rivera Cardoso & Cummings run jobs: seconds ≈ replica-steps × µs per step + comparators.
 
 Constants from ``python benchmarks/bench_submod_pftal.py --steps 8192 --repeats 2 --cpu`` on the 2-core build
-machine (CPU µs per step per replica, R = 60, 2026-11-23 under a load average of about 3):
-SubmodPFTAL 0.82 (n = 8) and 4.58 (n = 64); BanditSubmodPFTAL 0.74 (n = 4) and 1.67 (n = 16), fitted as a + b·n.
+machine (CPU µs per step per replica, R = 60, 2026-11-24, load average 1.6, after the branch-free kernels):
+SubmodPFTAL 0.236 (n = 8) and 0.853 (n = 64); BanditSubmodPFTAL 0.239 (n = 4) and 0.361 (n = 16), fitted as
+a + b·n.  (2026-11-23, before them and under a load of about 3: 0.82, 4.58, 0.74, 1.67.)
 A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
 exhaustive enumeration that cross-checks it (2^n subsets).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 __all__ = ["US_PER_STEP", "job_seconds", "job_data_mb", "summary"]
 
 #: kernel µs per step per replica: a + b·n
-US_PER_STEP = {"full": (0.283, 0.0671), "bandit": (0.43, 0.0775)}
+US_PER_STEP = {"full": (0.148, 0.0110), "bandit": (0.198, 0.0102)}
 #: per-job constant: imports, reading the cell pool, numba cache load, tables of runs
 BASE_S = 1.5
 #: per seed: the LP (HiGHS) and the stream draw
@@ -47,5 +48,5 @@ def summary() -> list[str]:
     """The measured constants (printed by ``benchmarks/paper_cost.py``)."""
     return [f"kernel µs per step per replica, a + b·n: SubmodPFTAL {US_PER_STEP['full'][0]} + {US_PER_STEP['full'][1]}·n, "
             f"BanditSubmodPFTAL {US_PER_STEP['bandit'][0]} + {US_PER_STEP['bandit'][1]}·n "
-            "(benchmarks/bench_submod_pftal.py --cpu, 2026-11-23)",
+            "(benchmarks/bench_submod_pftal.py --cpu, 2026-11-24)",
             f"per job {BASE_S} s; per seed {LP_S} s (LP) + enumeration {ENUM_NS} ns per subset·(n + |E|) for n ≤ 16"]
