@@ -11,7 +11,8 @@ A function of this family on a graph G = ([n], E) with non-negative edge weights
 The chain kernels (:func:`sort_chain`, :func:`cut_chain_into`) are what the learners of
 :mod:`privopt.online.submod_pftal` call each round: an insertion sort that keeps the previous round's
 order (x moves little between rounds, so it is O(n) typically; the key (−x_i, i) makes the order the
-stable argsort exactly; a merge sort when it moved much) and the n+1 chain values f(B_0..B_n) in O(n + |E|).
+stable argsort exactly; a merge sort when it moved much) and the n+1 chain values f(B_0..B_n) in
+O(n · max degree) (:func:`padded_adjacency`).
 
 Minimum of a sum Σ_t f_t (itself modular + cut, A = Σ_t a_t, W = Σ_t w_t): the LP
 min A·x + Σ_e W_e s_e s.t. s_e ≥ ±(x_i − x_j), 0 ≤ x ≤ 1 (scipy HiGHS) equals min_x f̂(x); every level
