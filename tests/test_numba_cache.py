@@ -1,6 +1,6 @@
 """privopt.numba_cache: a cached kernel is compiled again when a module it imports is edited.
 
-numba alone keys a cached kernel by its own file's time and size, so a kernel of ``online/tbap.py``
+numba alone keys a cached kernel by its own file (its content), so a kernel of ``online/tbap.py``
 keeps the old ``l2_laplace_into`` of ``mechanisms/laplace.py`` after that file is edited; the workflow
 would rerun the job (its code digest changed) and get the stale result again.  Each probe runs in a fresh
 process on a copy of the package, as a rerun job would.

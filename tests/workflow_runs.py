@@ -38,10 +38,11 @@ def copy_workflow(dest: Path, *, toy: bool = False) -> Path:
     """A copy of the workflow sources (no results) in which Snakemake can run undisturbed; with
     ``toy``, the toy paper of ``tests/toy_paper`` added to it (:func:`add_toy_paper`).
 
-    The ``__pycache__`` folders go along, with their times (``copy2``): the bytecode and the numba
-    kernels that the unit tests compiled stay valid for the copied sources (both are keyed by the
-    source's modification time and size), so each copy does not compile every kernel again; a
-    source edited in the copy is recompiled as usual."""
+    The ``__pycache__`` folders go along, with their times (``copy2``): the bytecode (keyed by the
+    source's modification time and size) and the numba kernels that the unit tests compiled (keyed by
+    the code of the source and of what it imports, :mod:`privopt.numba_cache`) stay valid for the copied
+    sources, so each copy does not compile every kernel again; a source edited in the copy is
+    recompiled as usual."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
         src = REPO / name
