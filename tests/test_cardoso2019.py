@@ -17,8 +17,8 @@ from privopt.experiments.errors import ConfigError
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
                                          run_submod, submod_bandit_numpy, submod_full_numpy)
-from privopt.submodular.cuts import (padded_adjacency, cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum,
-                                     lp_minimum, sort_chain)
+from privopt.submodular.cuts import (cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum, lp_minimum,
+                                     padded_adjacency, sort_chain)
 from privopt.submodular.lovasz import (all_masks, chain, is_submodular, lovasz_by_integral, lovasz_value_grad,
                                        round_level_set)
 from privopt.submodular.uber_grid import GRIDS, grid_cells, grid_edges, grid_shape, rc_mrf, rc_zero

@@ -4,9 +4,10 @@ A single-node SLURM (munged, slurmctld, slurmd as plain processes on 127.0.0.1, 
 started by ``tests/slurm/slurm_ci.sh``, which installs the Debian packages when they are missing.
 The smoke configuration of three papers (``workflow_runs.SCHEDULING_PAPERS``, which says why these)
 then runs with ``profiles/slurm`` (the profile a cluster user copies, with the partition filled in as a
-user would; its job groups included), job states read with ``squeue``, and its result tables must equal those of the local ``--cores 2`` smoke run.  Every
-daemon the test started is stopped by its PID, and its state removed, however the test ends
-(a failure, or SIGTERM; after a SIGKILL the next start finds the old PID files and stops them).
+user would; its job groups included), job states read with ``squeue``, and its result tables must
+equal those of the local ``--cores 2`` smoke run.  Every daemon the test started is stopped by its
+PID, and its state removed, however the test ends (a failure, or SIGTERM; after a SIGKILL the next
+start finds the old PID files and stops them).
 
 Needs root and either the SLURM binaries or apt-get; select with ``-m slurm``.
 """
