@@ -21,20 +21,18 @@ import signal
 import subprocess
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
 
 from privopt.experiments import cost as run_cost
 from test_cost import job_resources, load_config
-from workflow_runs import (REPO, SCHEDULING_PAPERS, copy_workflow, data_config, of_papers, planned_jobs, registry_files,
-                           snakemake)
+from workflow_runs import (REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config, of_papers,
+                           planned_jobs, result_files, snakemake, table_targets)
 
 SLURM_CI = REPO / "tests" / "slurm" / "slurm_ci.sh"
 CI_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "slurm-ci"
 BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scancel", "srun")
 PARTITION = "debug"
-TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
@@ -104,17 +102,6 @@ def _cluster_profile(work: Path) -> Path:
     return path.parent
 
 
-def _tables(work: Path) -> dict[str, Path]:
-    """Every result table, claims file and per-job run file, by path relative to the workdir."""
-    found = {}
-    for pattern in ("results/*/tables/*.csv", "results/*/tables/*.parquet", "results/claims/*.csv",
-                    "results/audit/*.csv", "results/*/runs/**/*.parquet"):
-        for path in work.glob(pattern):
-            if path.is_file():
-                found[str(path.relative_to(work))] = path
-    return found
-
-
 def _submitted_jobs(work: Path) -> dict[str, int]:
     """SLURM jobs per submission unit, from the plugin's per-job logs
     (.snakemake/slurm_logs/rule_<rule>/<wildcards>/<jobid>.log, group_<group>_<id>/<jobid>.log)."""
@@ -131,8 +118,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
     # Every table, claims file and audit of SCHEDULING_PAPERS (the run jobs go to SLURM; the figures and the
     # report, local notebooks that only read these tables, are left out: the local run of the fixture
     # draws them).
-    targets = [f for key, files in registry_files(work).items() if key in SCHEDULING_PAPERS for f in files
-               if not f.startswith(("results/figures/", "logs/notebooks/"))]
+    targets = table_targets(work)
     args = [
         *targets,
         "--workflow-profile", str(profile),
@@ -178,12 +164,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
 
     # Same tables as the local run, byte for byte (CSV) or frame for frame (parquet), but for the
     # measured wall time of each run (wall_s), which no two runs share.
-    on_slurm = _tables(work)
-    local = {rel: path for rel, path in _tables(smoke_run_two_cores).items() if of_papers(rel)}
+    on_slurm = result_files(work)
+    local = {rel: path for rel, path in result_files(smoke_run_two_cores).items() if of_papers(rel)}
     assert set(on_slurm) == set(local) and len(on_slurm) > 20, set(on_slurm) ^ set(local)
-    for rel in sorted(on_slurm):
-        if rel.endswith(".csv"):
-            assert on_slurm[rel].read_bytes() == local[rel].read_bytes(), rel
-        else:
-            a, b = (pd.read_parquet(t[rel]).drop(columns=TIMING, errors="ignore") for t in (on_slurm, local))
-            pd.testing.assert_frame_equal(a, b, obj=rel)
+    assert_same_results(on_slurm, local)

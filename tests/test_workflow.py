@@ -26,18 +26,18 @@ from workflow_runs import (
     SCHEDULING_PAPERS,
     SUBSET,
     SUBSET_SHA256,
+    assert_same_results,
     copy_workflow,
     data_config,
     needs_subset,
     of_papers,
     planned_jobs,
     registry_files,
+    result_files,
     snakemake,
+    table_targets,
     toy_files,
 )
-
-TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
-
 
 def test_lint_is_clean():
     proc = snakemake(REPO, "--lint", *data_config())
@@ -148,9 +148,7 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
     and audits of SCHEDULING_PAPERS (the figures and the report read only those, and take most of the time;
     why these papers: workflow_runs)."""
     work = copy_workflow(tmp_path_factory.mktemp("cores1"), toy=True)
-    targets = [f for key, files in registry_files(work).items() if key in SCHEDULING_PAPERS for f in files
-               if not f.startswith(("results/figures/", "logs/notebooks/"))]
-    snakemake(work, "--cores", "1", *targets, "--configfile", "config/smoke.yaml", *data_config())
+    snakemake(work, "--cores", "1", *table_targets(work), "--configfile", "config/smoke.yaml", *data_config())
     return {1: work, 2: smoke_run_two_cores}
 
 
@@ -200,28 +198,14 @@ def test_snakemake_report_is_built(smoke_runs):
     assert "chaturvedi2021" in html and "fig1.png" in html
 
 
-def _results(work: Path) -> dict[str, Path]:
-    """Every table, claims file and run file, by path relative to the workdir."""
-    found = {}
-    for pattern in ("results/*/tables/*.csv", "results/*/tables/*.parquet", "results/claims/*.csv",
-                    "results/audit/*.csv", "results/*/runs/**/*.parquet"):
-        found.update({str(p.relative_to(work)): p for p in work.glob(pattern)})
-    return found
-
-
 @pytest.mark.slow
 def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
-    one = _results(smoke_runs[1])
-    two = {rel: path for rel, path in _results(smoke_runs[2]).items() if of_papers(rel)}
+    one = result_files(smoke_runs[1])
+    two = {rel: path for rel, path in result_files(smoke_runs[2]).items() if of_papers(rel)}
     assert set(one) == set(two) and len(one) > 40
     for paper in SCHEDULING_PAPERS:
         assert any(rel.startswith(f"results/{paper}/tables/") for rel in one), paper
-    for rel in sorted(one):
-        if rel.endswith(".csv"):
-            assert one[rel].read_bytes() == two[rel].read_bytes(), rel
-        else:
-            a, b = (pd.read_parquet(f[rel]).drop(columns=TIMING, errors="ignore") for f in (one, two))
-            pd.testing.assert_frame_equal(a, b, obj=rel)
+    assert_same_results(one, two)
 
 
 def _edit(path: Path, old: str, new: str) -> str:

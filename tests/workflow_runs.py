@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,9 +27,40 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 SCHEDULING_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
 
 
+TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
+
+
 def of_papers(rel: str, keys=SCHEDULING_PAPERS) -> bool:
     """Whether a path under results/ (relative to the workdir) belongs to one of the papers ``keys``."""
     return any(rel.startswith((f"results/{k}/", f"results/claims/{k}.", f"results/audit/{k}.")) for k in keys)
+
+
+def table_targets(work: Path, keys=SCHEDULING_PAPERS) -> list[str]:
+    """Every table, claims file and audit the papers ``keys`` declare in the copy ``work``: what their
+    figures and the report read, without the notebooks (which take most of a run's time)."""
+    return [f for key, files in registry_files(work).items() if key in keys for f in files
+            if not f.startswith(("results/figures/", "logs/notebooks/"))]
+
+
+def result_files(work: Path) -> dict[str, Path]:
+    """Every result table, claims file, audit and per-job run file, by path relative to the workdir."""
+    found = {}
+    for pattern in ("results/*/tables/*.csv", "results/*/tables/*.parquet", "results/claims/*.csv",
+                    "results/audit/*.csv", "results/*/runs/**/*.parquet"):
+        found.update({str(p.relative_to(work)): p for p in work.glob(pattern) if p.is_file()})
+    return found
+
+
+def assert_same_results(got: dict[str, Path], expected: dict[str, Path]) -> None:
+    """The same files, byte for byte (CSV) or frame for frame (parquet), but for the measured wall time of
+    each run (``TIMING``), which no two runs share."""
+    assert set(got) == set(expected), set(got) ^ set(expected)
+    for rel in sorted(got):
+        if rel.endswith(".csv"):
+            assert got[rel].read_bytes() == expected[rel].read_bytes(), rel
+        else:
+            a, b = (pd.read_parquet(f[rel]).drop(columns=TIMING, errors="ignore") for f in (got, expected))
+            pd.testing.assert_frame_equal(a, b, obj=rel)
 
 
 needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
