@@ -99,6 +99,6 @@ def install() -> None:
     from numba.core import caching
 
     ours = [_class("UserProvidedLocator"), _class("InTreeLocator")]
-    classes = caching._CacheImpl._locator_classes
+    classes = caching.CacheImpl._locator_classes  # numba's default list (numba 0.68)
     if classes[: len(ours)] != ours:
         classes[:0] = ours
