@@ -1,10 +1,12 @@
 """Speed of the private LinUCB episode kernels (spec private-linear-bandits.md §9.1).
 
 For every variant of Fig. 4 (paper constants: n = 5·10^7, d = 5, K = 25, ε = 1, δ = 0.1, Δ = 0.1,
-±1 rewards) prints µs per round of the numba kernel (median and best of ``--repeats`` runs of
-``--rounds`` rounds; every run is a prefix of a paper-scale run) and of the plain-numpy reference
-implementation of the same variant (``privopt.bandits.linucb``, ``--ref-rounds`` rounds), timed in the
-same process, and their ratio.  Also the first-call time (numba compilation or cache load).
+±1 rewards) prints µs per round of the numba kernel the pipeline runs a variant alone with (the
+"buffered" one: median and best of ``--repeats`` runs of ``--rounds`` rounds; every run is a prefix of
+a paper-scale run), of the "onthefly" reference kernel it is tested against (median), and of the
+plain-numpy reference implementation of the same variant (``privopt.bandits.linucb``, ``--ref-rounds``
+rounds), timed in the same process, and the ratio numpy / buffered.  Also the first-call time (numba
+compilation or cache load).
 
 Beside each variant: the random-draw floor of its round (``bench_bandit_floor.py``: the same draws
 from the project's generator and nothing else), measured in the same run, and the ratio to it.  The
@@ -68,7 +70,7 @@ PEERS = {
 }
 
 
-def time_kernel(params, inst, rounds: int, repeats: int, kernel: str = "onthefly") -> tuple[float, list[float]]:
+def time_kernel(params, inst, rounds: int, repeats: int, kernel: str = "auto") -> tuple[float, list[float]]:
     t0 = time.perf_counter()
     run_episode(params, inst, 2, 0, kernel=kernel)
     first = time.perf_counter() - t0
@@ -105,7 +107,7 @@ def cost_point(name: str, d: int, reward: str, repeats: int, n: int) -> tuple[fl
     """(first call s, median wall us/round, median CPU us/round, kernel, rounds) of one variant at d,
     K = d², with the kernel the pipeline uses.  CPU time (``time.process_time``) is what a job with a
     core of its own needs; on a loaded machine wall time also counts the waits for the core."""
-    kernel = "batched" if d >= BATCHED_MIN_D else "onthefly"
+    kernel = "batched" if d >= BATCHED_MIN_D else "buffered"
     inst = BanditInstance(d=d, gap=0.1, reward=reward)
     p = variant_params(name, n, d)
     t0 = time.perf_counter()
@@ -164,7 +166,7 @@ def main() -> None:
     print(f"# d = 5, K = 25, n = 5e7 constants, gap 0.1, ±1 rewards; {args.repeats} x {args.rounds} rounds")
     inst = BanditInstance(d=5, gap=0.1)
     header = (f"{'variant':18s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} "
-              f"{'floor us/rd':>11s} {'x floor':>7s} {'numpy us/rd':>11s} {'numpy/numba':>11s}   peers")
+              f"{'floor us/rd':>11s} {'x floor':>7s} {'onthefly':>8s} {'numpy us/rd':>11s} {'numpy/numba':>11s}   peers")
     print(header)
     alone = {}
     floors = {}
@@ -172,6 +174,7 @@ def main() -> None:
         p = variant_params(name, N_PAPER, 5)
         first, per_round = time_kernel(p, inst, args.rounds, args.repeats)
         med, best = statistics.median(per_round), min(per_round)
+        onthefly = statistics.median(time_kernel(p, inst, args.rounds, args.repeats, kernel="onthefly")[1])
         alone[name] = med
         floors[p.mechanism] = floor_us_per_round([p.mechanism], rounds=args.rounds, repeats=args.repeats)[0]
         fl = floors[p.mechanism]
@@ -179,7 +182,7 @@ def main() -> None:
         t0 = time.perf_counter()
         run_episode(p, inst, args.ref_rounds, 1, engine="numpy")
         ref = 1e6 * (time.perf_counter() - t0) / args.ref_rounds
-        print(f"{name:18s} {first:9.2f}s {med:12.3f} {best:10.3f} {fl:11.3f} {med / fl:6.2f}x {ref:11.1f} "
+        print(f"{name:18s} {first:9.2f}s {med:12.3f} {best:10.3f} {fl:11.3f} {med / fl:6.2f}x {onthefly:8.3f} {ref:11.1f} "
               f"{ref / med:10.0f}x   {PEERS[name]}", flush=True)
     print(f"\n# lockstep groups (one kernel, all variants of a seed): {args.repeats} x {args.rounds} rounds")
     print(f"{'group':26s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} {'floor us/rd':>11s} "

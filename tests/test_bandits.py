@@ -211,7 +211,7 @@ def test_kernels_equal_numpy_reference(variant, case):
     inst, n_rounds = CASES[case]
     p = variant_params(variant, N_PAPER, inst.d)  # paper constants (prefix of a 5·10^7-round run)
     ref = run_episode(p, inst, n_rounds, 77, trace=True, record=25, engine="numpy")
-    for kernel in ("onthefly", "batched"):
+    for kernel in ("onthefly", "buffered", "batched"):
         res = run_episode(p, inst, n_rounds, 77, trace=True, record=25, kernel=kernel)
         np.testing.assert_array_equal(res.trace, ref.trace)
         np.testing.assert_array_equal(res.regret, ref.regret)

@@ -17,6 +17,8 @@ from privopt.bandits import (
     variant_params,
 )
 from privopt.bandits.episodes import lockstep_eligible, run_lockstep
+from privopt.bandits.kernels import TIE_RTOL
+from privopt.bandits.lockstep import _first_max, _first_max_running
 from privopt.experiments.shariff2018 import runs
 from privopt.seeding import seed_sequence
 
@@ -125,3 +127,42 @@ def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
     for fast, slow in [(fast2[0], slow2[0]), (fast3, slow3)]:
         pd.testing.assert_frame_equal(fast.drop(columns="wall_s"), slow.drop(columns="wall_s"), check_exact=True)
     pd.testing.assert_frame_equal(fast2[1], slow2[1], check_exact=True)
+
+
+def _argmax_cases():
+    rng = np.random.default_rng(3)
+    r = TIE_RTOL
+    yield "random", rng.normal(size=25)
+    yield "one arm", np.array([0.3])
+    yield "exact tie", np.array([0.1, 0.7, 0.2, 0.7, 0.7])
+    for scale in (1.0, -1.0, 1e-300, 5e8):
+        base = scale * np.array([0.5, 0.9, 0.2, 0.9, 0.4])
+        for frac in (0.5, 1.0, 1.5, 2.0, 2.5, 4.0):  # second maximum frac·r·|M| above or below the first
+            for sign in (1, -1):
+                v = base.copy()
+                v[3] = v[1] + sign * frac * r * abs(v[1])
+                yield f"near tie {scale:g} {sign * frac}r", v
+    yield "chain of near ties", 1.0 + 0.6 * r * np.arange(10)  # each within r of the last, not of the first
+    yield "NaN first", np.array([np.nan, 1.0, 2.0])
+    yield "NaN inside", np.array([1.0, np.nan, 2.0, 0.5])
+    yield "+inf", np.array([1.0, np.inf, 2.0, np.inf])
+    yield "-inf", np.array([-np.inf, -np.inf, -3.0])
+    yield "all -inf", np.full(4, -np.inf)
+    yield "negative", -np.abs(rng.normal(size=25))
+
+
+@pytest.mark.parametrize("name, ucb", list(_argmax_cases()), ids=[c[0] for c in _argmax_cases()])
+def test_branch_free_argmax_equals_running_argmax(name, ucb):
+    """The kernels' argmax takes the branch-free path where its result is plain and the running loop
+    otherwise; both must give the running loop's answer (ties within TIE_RTOL → the lowest index)."""
+    assert _first_max(ucb, ucb.size) == _first_max_running(ucb, ucb.size)
+
+
+def test_branch_free_argmax_on_many_random_near_ties():
+    rng = np.random.default_rng(11)
+    for _ in range(2000):
+        k = int(rng.integers(1, 30))
+        v = rng.normal(size=k)
+        j, i = rng.integers(0, k, size=2)
+        v[j] = v[i] * (1 + rng.uniform(-3, 3) * TIE_RTOL)
+        assert _first_max(v, k) == _first_max_running(v, k)

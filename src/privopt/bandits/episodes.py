@@ -123,15 +123,24 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     trace : keep the chosen arm index of every round (tests).
     engine : "numba" (fast kernel) or "numpy" (plain-numpy reference of :mod:`.linucb`;
         same random streams, hence the same decisions up to floating-point ties).
-    kernel : numba kernel — "onthefly" (arms scored as they are drawn; fastest for small d),
-        "batched" (decision set buffered, vectorised over arms; fastest for large K·d), or "auto"
-        (batched iff d ≥ :data:`BATCHED_MIN_D`).  Both give identical results.
+    kernel : numba kernel — "buffered" (the lockstep kernel of :mod:`.lockstep` with this one variant:
+        the decision set drawn into buffers, then every arm scored in a loop the compiler vectorises;
+        fastest for small d), "onthefly" (:func:`.kernels.episode_kernel`: arms scored as they are drawn;
+        the reference the buffered kernel is tested against, bit for bit), "batched" (one BLAS product
+        per round; fastest for large K·d), or "auto" (batched iff d ≥ :data:`BATCHED_MIN_D`, else
+        buffered).  All make the same decisions; "buffered" and "onthefly" agree bit for bit.
     """
     _check(variant, instance, n_rounds)
     if engine == "numpy":
         return run_episode_reference(variant, instance, n_rounds, seed, record=record, trace=trace)
     if engine != "numba":
         raise ValueError(f"engine must be 'numba' or 'numpy', got {engine!r}")
+    if kernel == "auto":
+        kernel = "batched" if instance.d >= BATCHED_MIN_D else "buffered"
+    if kernel not in ("onthefly", "buffered", "batched"):
+        raise ValueError(f"kernel must be 'auto', 'buffered', 'onthefly' or 'batched', got {kernel!r}")
+    if kernel == "buffered":
+        return run_lockstep([variant], instance, n_rounds, seed, record=record, audit=audit, trace=trace)[0]
     n_rounds = int(n_rounds)
     env, noise = episode_streams(seed, variant.mechanism)
     d = instance.d
@@ -146,10 +155,6 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     hv, hc, hs = householder(theta)
     om = 1.0 - zone_mode(instance.low, instance.high, d) ** 2
     K = instance.n_arms
-    if kernel == "auto":
-        kernel = "batched" if d >= BATCHED_MIN_D else "onthefly"
-    if kernel not in ("onthefly", "batched"):
-        raise ValueError(f"kernel must be 'auto', 'onthefly' or 'batched', got {kernel!r}")
     fn = episode_kernel if kernel == "onthefly" else episode_kernel_batched
     t0 = time.perf_counter()
     pd_fail, n_opt, draws = fn(
@@ -172,8 +177,8 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
 
 def lockstep_eligible(variants: Sequence[VariantParams], instance: BanditInstance, kernel: str = "auto") -> bool:
     """Whether :func:`run_lockstep` reproduces these runs exactly: at least two variants, all for the
-    instance's d and run with the on-the-fly kernel (the batched kernel's BLAS product sums in
-    another order, so its large-d runs stay per variant)."""
+    instance's d and run with the buffered or on-the-fly kernel (the batched kernel's BLAS product sums
+    in another order, so its large-d runs stay per variant)."""
     if len(variants) < 2 or kernel == "batched":
         return False
     if kernel == "auto" and instance.d >= BATCHED_MIN_D:
@@ -187,8 +192,8 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
 
     Returns one :class:`EpisodeResult` per variant, in order, identical to
     ``run_episode(v, instance, n_rounds, seed, record=record, audit=audit, trace=trace, kernel="onthefly")``
-    except ``wall_s`` (the group's wall time shared equally among its variants) and ``extra["lockstep"]``
-    (the number of variants run together).  The streams are those of the seed
+    except ``wall_s`` (the group's wall time shared equally among its variants), ``extra["lockstep"]``
+    (the number of variants run together) and ``extra["kernel"]`` ("buffered").  The streams are those of the seed
     (:func:`privopt.bandits.streams.episode_streams`): one environment stream, one noise stream per
     noise group (variants with equal :func:`~privopt.bandits.lockstep.noise_group_key`), each starting
     from the state the variant's own run starts from.
@@ -239,7 +244,7 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
             engine="numba", audit=evaluate_audit(audit_out[i], theta) if audit is not None else None,
             trace=tr[i].copy() if trace else None,
             extra={"env_state_end": env.state.copy(), "noise_state_end": noise[vgroup[i]].copy(),
-                   "kernel": "onthefly", "lockstep": nv}))
+                   "kernel": "buffered", "lockstep": nv}))
     log.debug("lockstep of %d variants: %d rounds in %.3f s (%.3f us/round)", nv, n_rounds, wall,
               1e6 * wall / max(1, n_rounds))
     return out

@@ -23,7 +23,10 @@ no allocation in the loop (only the never-expected PD-failure fallback allocates
 
 :func:`episode_kernel_batched` is the same algorithm with the decision set buffered and scored by one
 BLAS product per round (spec §9.2), faster from d ≈ 12 on (Exp. 1 goes up to d = 64, K = 4096).
-Both kernels consume the random streams identically and make identical decisions.
+Both kernels consume the random streams identically and make identical decisions.  Below d = 12 the
+pipeline runs :func:`privopt.bandits.lockstep.lockstep_kernel` instead (also for a single variant:
+``kernel="buffered"``), which buffers the decision set and scores it in a vectorised loop; it is
+tested bit for bit against :func:`episode_kernel`, which stays the readable reference.
 
 Randomness (documented contract, relied upon by the tests): two xoshiro256++ states
 (``FastGenerator.state`` of :mod:`privopt.fastrng`, seeded from SeedSequences by
@@ -298,7 +301,7 @@ def audit_width(d: int) -> int:
     return 3 + d * (d + 1) + 2 * d
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
     """Move the path-tree noise to the release of round t (leaf s = t − 1); return the node draws.
 
@@ -306,7 +309,8 @@ def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
     order.  ``Nsum`` (packed, corner dropped) is updated by Nsum += new − old, and recomputed
     exactly from the m stored noises on round 1 and whenever the refresh reaches
     :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round
-    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).
+    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).  Inlined into the
+    kernels: as a call with a dozen array arguments it cost ≈ 0.05 µs of a ≈ 0.9 µs private round (d = 5).
     """
     d1 = len(dim_tag) + 1
     npk = d1 * (d1 + 1) // 2 - 1

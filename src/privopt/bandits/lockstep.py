@@ -19,11 +19,19 @@ reward from the one shared coin.  No fast-math flag is used, so the compiler may
 of these sums: the results (regret records, chosen arms, counters, audit rows, final stream states)
 are identical, bit for bit, to running the variants one by one.
 
+With one variant this is the "buffered" kernel of :func:`privopt.bandits.episodes.run_episode`, the
+default below d = 12: the per-variant runs of Exp. 1 use it too.
+
 Scoring form: the decision set is buffered (T_j, sc_j and the Gaussian directions g_j, arms along the
 contiguous axis); each variant computes the UCB of every arm in a loop over arms whose body (the d×d
 sums, unrolled since d is a compile-time constant) only writes that arm's UCB — the per-arm sums stay
 sequential in i and k, independent across arms, so the compiler can run several arms in SIMD lanes
-(square roots included) without changing any result — and then takes the running argmax.  Per variant,
+(square roots included) without changing any result — and then takes the running argmax, by a
+branch-free maximum and count where no near-tie makes it ambiguous (:func:`_first_max`, same result).
+Each round draws the decision set first, then runs each variant's whole step (release, Cholesky, β_t,
+B = C⁻¹Q, scores, choice) on scratch arrays: the environment and noise streams are separate, so the
+order of their draws changes no number.  The tree step (:func:`privopt.bandits.kernels._tree_advance`)
+is inlined.  Per variant,
 the released statistics are copied into scratch arrays rather than passed as views (no reference
 counting inside the round loop).
 """
@@ -55,6 +63,67 @@ def noise_group_key(mechanism: str, m: int, df: float, node_scale: float, sigma_
     return (mechanism, int(m), float(df), float(node_scale), float(sigma_noise))
 
 
+@numba.njit(cache=True, inline="always")
+def _score_arms(B, y, beta, Tb, Sb, Gb, K, d, ucb):
+    """ucb[j] = ⟨y, w_j⟩ + β‖w_j‖ with w_j = T_j·B[:,0] + sc_j·B[:,1:]g_j, in the exact operation order of
+    :func:`privopt.bandits.kernels.episode_kernel` (module docstring); one straight-line body per arm."""
+    for j in range(K):
+        tj = Tb[j]
+        scj = Sb[j]
+        mj = 0.0
+        qj = 0.0
+        for i in range(d):
+            s = 0.0
+            for k in range(1, d):
+                s += B[i, k] * Gb[k, j]
+            wi = tj * B[i, 0] + scj * s
+            mj += y[i] * wi
+            qj += wi * wi
+        ucb[j] = mj + beta * math.sqrt(qj)
+
+
+@numba.njit(cache=True, inline="always")
+def _first_max_running(ucb, K):
+    """The running argmax of the kernels: ties (within :data:`TIE_RTOL` relative) go to the lowest index."""
+    bj = -1
+    best_ucb = -np.inf
+    for j in range(K):
+        val = ucb[j]
+        if bj < 0 or val > best_ucb + TIE_RTOL * abs(best_ucb):
+            best_ucb = val
+            bj = j
+    return bj
+
+
+@numba.njit(cache=True, inline="always")
+def _first_max(ucb, K):
+    """:func:`_first_max_running`, without its chain of data-dependent branches where the result is plain.
+
+    M = max_j ucb[j] and the count of arms with ucb[j] ≥ M − 2·TIE_RTOL·|M| are branch-free loops.  When
+    that count is 1 the running argmax returns the arm of M: every value before it is below
+    M − 2·TIE_RTOL·|M|, so M exceeds the running best b by more than TIE_RTOL·|b| (for b ≥ 0, b < M(1 − 2r)
+    < M/(1 + r); for b < 0 and M ≥ 0, b(1 − r) < 0 ≤ M; for b < 0 and M < 0, b(1 − r) < M(1 + 2r)(1 − r) < M),
+    and every value after it is below M.  This needs a finite running best, i.e. a finite ucb[0] (the loop
+    keeps index 0 when ucb[0] is NaN or ±inf: every later comparison is with NaN or +inf); a NaN or −inf
+    further on is never chosen by either.  Otherwise (near-ties, M infinite, ucb[0] not finite) the running
+    loop decides.  ``tests/test_lockstep.py`` checks both paths against the running loop.
+    """
+    m = ucb[0]
+    for j in range(1, K):
+        val = ucb[j]
+        m = val if val > m else m
+    thr = m - 2.0 * TIE_RTOL * abs(m)
+    cnt = 0
+    at = 0
+    for j in range(K):
+        hit = ucb[j] >= thr
+        cnt += hit
+        at += j * hit
+    if cnt == 1 and math.isfinite(ucb[0]):
+        return at
+    return _first_max_running(ucb, K)
+
+
 @numba.njit(cache=True)
 def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
                     vgroup, gmech, gm, gdf, gscale, gsigma, vshift, vkappa, vxi, vsigma,
@@ -82,12 +151,9 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     for gi in range(ng):
         if gm[gi] > mmax:
             mmax = gm[gi]
-    # ---- per-variant state: the statistics G, u; this round's B = C⁻¹Q, y = C⁻¹ũ, β ----
+    # ---- per-variant state: the statistics G, u; this round's choice ----
     G = np.zeros((nv, d, d))
     u = np.zeros((nv, d))
-    B = np.zeros((nv, d, d))
-    yv = np.zeros((nv, d))
-    beta = np.zeros(nv)
     best = np.zeros(nv, dtype=np.int64)
     # ---- scratch of the per-variant step (copies, not views: no reference counting in the loop) ----
     Gs = np.zeros((d, d))
@@ -133,7 +199,17 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
             if gmech[gi] != 0:
                 gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
                                             gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
-        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q (audit rows here) ----
+        # ---- the decision set, drawn once (its stream is not the noise streams': order immaterial) ----
+        u0, est = rng_uniform_t(est)
+        jo = int(u0 * K)
+        for j in range(K):
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            Tb[j] = tj
+            Sb[j] = sc
+            for k in range(1, d):
+                Gb[k, j] = g[k]
+        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q (audit rows here);
+        #      the UCB of every arm, then the running argmax ----
         audit_now = ai < n_aud and audit_t[ai] == t
         for v in range(nv):
             gi = vgroup[v]
@@ -149,49 +225,14 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
             pd_fail[v] += failed
             arg = vkappa[v] + ld
             bt = vsigma[v] * math.sqrt(arg if arg > 0.0 else 0.0) + vxi[v]
-            beta[v] = bt
             _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, Bs)
-            for i in range(d):
-                yv[v, i] = ys[i]
-                for k in range(d):
-                    B[v, i, k] = Bs[i, k]
             if audit_now:
                 a2 = ai
                 while a2 < n_aud and audit_t[a2] == t:
                     _audit_dump(a2, t, d, mech, Ns, vshift[v], V, C, invd, ys, bt, ld, audit_out[v])
                     a2 += 1
-        # ---- the decision set, drawn once ----
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
-        for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
-            Tb[j] = tj
-            Sb[j] = sc
-            for k in range(1, d):
-                Gb[k, j] = g[k]
-        # ---- per variant: UCB of every arm (one straight-line body per arm, d unrolled), then the running argmax ----
-        for v in range(nv):
-            bv = beta[v]
-            for j in range(K):
-                tj = Tb[j]
-                scj = Sb[j]
-                mj = 0.0
-                qj = 0.0
-                for i in range(d):
-                    s = 0.0
-                    for k in range(1, d):
-                        s += B[v, i, k] * Gb[k, j]
-                    wi = tj * B[v, i, 0] + scj * s
-                    mj += yv[v, i] * wi
-                    qj += wi * wi
-                ucbv[j] = mj + bv * math.sqrt(qj)
-            bj = -1
-            best_ucb = -np.inf
-            for j in range(K):
-                ucb = ucbv[j]
-                if bj < 0 or ucb > best_ucb + TIE_RTOL * abs(best_ucb):
-                    best_ucb = ucb
-                    bj = j
+            _score_arms(Bs, ys, bt, Tb, Sb, Gb, K, d, ucbv)
+            bj = _first_max(ucbv, K)
             best[v] = bj
             if bj == jo:
                 n_opt[v] += 1

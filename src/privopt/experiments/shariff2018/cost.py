@@ -15,7 +15,7 @@ kernel drawing each round's arms, coin and shared tree noise once), the dearest 
 :data:`LOCKSTEP_SHARE` of each other variant's round (:func:`lockstep_us_per_round`).  The cost of a round
 does not depend on t (the tree noise is amortised: ~2 node draws per round) and every round scores
 all K = d² arms, so µs per round is a function of the variant and d only, with the kernel the
-pipeline uses (``kernel="auto"``: the numba "onthefly" kernel below d = 12, the BLAS "batched" one
+pipeline uses (``kernel="auto"``: the numba "buffered" kernel below d = 12, the BLAS "batched" one
 from d = 12, :data:`privopt.bandits.episodes.BATCHED_MIN_D`).
 
 Measured constants (:data:`NONPRIVATE_US`, :data:`PRIVATE_US`): CPU µs per round from
@@ -73,7 +73,7 @@ LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.32}
 LOCKSTEP_MEASURED = ("2026-11-23, the same 2-core machine, loaded (load average 2–3); median over 3 invocations "
                      "of `python benchmarks/bench_bandits.py --rounds 200000 --repeats 5` (Fig. 4: 0.33, 0.31, 0.47; "
                      "Fig. 5 Wishart grid: 0.21, 0.21, 0.26; Gaussian grid: 0.32, 0.42, 0.17 — Exp. 3 takes the dearer)")
-#: lockstep runs only with the on-the-fly kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
+#: lockstep runs only with the buffered kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
 LOCKSTEP_BELOW_D = 12
 
 #: log-log slope above the largest measured d (NonPrivate: K·d² = d⁴ scoring; private overhead: d³)
