@@ -108,10 +108,24 @@ def _first_max(ucb, K):
     further on is never chosen by either.  Otherwise (near-ties, M infinite, ucb[0] not finite) the running
     loop decides.  ``tests/test_lockstep.py`` checks both paths against the running loop.
     """
-    m = ucb[0]
-    for j in range(1, K):
-        val = ucb[j]
-        m = val if val > m else m
+    # the maximum in four independent chains (a max is exact in any order; a NaN lane can only send the
+    # result to the fallback)
+    m0 = m1 = m2 = m3 = ucb[0]
+    j = 1
+    while j + 3 < K:
+        v0, v1, v2, v3 = ucb[j], ucb[j + 1], ucb[j + 2], ucb[j + 3]
+        m0 = v0 if v0 > m0 else m0
+        m1 = v1 if v1 > m1 else m1
+        m2 = v2 if v2 > m2 else m2
+        m3 = v3 if v3 > m3 else m3
+        j += 4
+    while j < K:
+        v0 = ucb[j]
+        m0 = v0 if v0 > m0 else m0
+        j += 1
+    m01 = m1 if m1 > m0 else m0
+    m23 = m3 if m3 > m2 else m2
+    m = m23 if m23 > m01 else m01
     thr = m - 2.0 * TIE_RTOL * abs(m)
     cnt = 0
     at = 0
