@@ -30,10 +30,9 @@ sequential in i and k, independent across arms, so the compiler can run several 
 branch-free maximum and count where no near-tie makes it ambiguous (:func:`_first_max`, same result).
 Each round draws the decision set first, then runs each variant's whole step (release, Cholesky, β_t,
 B = C⁻¹Q, scores, choice) on scratch arrays: the environment and noise streams are separate, so the
-order of their draws changes no number.  The tree step (:func:`privopt.bandits.kernels._tree_advance`)
-is inlined.  Per variant,
-the released statistics are copied into scratch arrays rather than passed as views (no reference
-counting inside the round loop).
+order of their draws changes no number; the released statistics are copied into the scratch arrays
+rather than passed as views (no reference counting inside the round loop).  The tree step
+(:func:`privopt.bandits.kernels._tree_advance`) is inlined.
 """
 
 from __future__ import annotations
