@@ -9,15 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
-from snakemake.utils import update_config, validate
 
 from privopt.experiments import cost as run_cost
 from privopt.experiments.chaturvedi2021 import cost as ch_cost
 from privopt.experiments.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
-from workflow_runs import copy_workflow, data_config, needs_subset, snakemake
+from workflow_runs import copy_workflow, data_config, load_config, needs_subset, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,18 +26,6 @@ EXP3 = {"n": 50_000_000, "n_rounds": None, "d": 5, "eps": 1.0, "delta": 0.1, "k_
         "rec_points": 100}
 READING_G = {"rounds": 5, "s": 1000, "pcg_scores": "G"}
 READING_F = {"rounds": 3, "s": 1000, "pcg_scores": "exact_F"}
-
-
-def load_config(*names: str) -> dict:
-    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults."""
-    config: dict = {}
-    for name in ("config.yaml", *names):
-        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    for key in papers():
-        config.setdefault(key, {})
-        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
-    return config
 
 
 # ----------------------------------------------------------------------------- SLURM translation

@@ -19,8 +19,10 @@ from privopt.bandits import (
 from privopt.bandits.episodes import lockstep_eligible, run_lockstep
 from privopt.bandits.kernels import TIE_RTOL
 from privopt.bandits.lockstep import _first_max, _first_max_running
+from privopt.experiments.registry import paper
 from privopt.experiments.shariff2018 import runs
 from privopt.seeding import seed_sequence
+from workflow_runs import TIMING, load_config
 
 N_PAPER = 50_000_000
 
@@ -128,6 +130,33 @@ def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
         pd.testing.assert_frame_equal(fast.drop(columns="wall_s"), slow.drop(columns="wall_s"), check_exact=True)
     pd.testing.assert_frame_equal(fast2[1], slow2[1], check_exact=True)
 
+
+
+def _smoke_tables(experiment: str) -> dict[str, pd.DataFrame]:
+    """The tables of ``experiment`` on the smoke configuration, as its run and table rules make them."""
+    sh = paper("shariff2018")
+    section = load_config("smoke.yaml")["shariff2018"]
+    exp = sh.experiment(experiment)
+    outs = [exp.execute(job.point, exp.settings(section, job.point), job.seeds, {})
+            for job in sh.run_jobs(section, experiment)]
+    frames = {name: pd.concat([o[name] for o in outs], ignore_index=True) for name in exp.outputs}
+    return exp.make_tables(frames, exp.table_settings(section))
+
+
+@pytest.mark.parametrize("experiment", ["exp2", "exp3"])
+def test_smoke_tables_equal_one_variant_at_a_time_on_the_reference_kernel(experiment, monkeypatch):
+    """Every table of Figures 4 and 5 on the smoke configuration (audit included) is the same whether
+    the variants of a seed run in lockstep (the pipeline) or one by one on the on-the-fly kernel."""
+    together = _smoke_tables(experiment)
+    original = runs.run_episodes
+    monkeypatch.setattr(runs, "run_episodes",
+                        lambda *a, **k: original(*a, **{**k, "lockstep": False, "kernel": "onthefly"}))
+    alone = _smoke_tables(experiment)
+    assert together.keys() == alone.keys()
+    for stem in together:
+        a, b = (t.drop(columns=[c for c in TIMING if c in t.columns]) for t in (together[stem], alone[stem]))
+        assert len(a) > 0 or stem == "fig5_defaults", stem
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=stem)
 
 def _argmax_cases():
     rng = np.random.default_rng(3)

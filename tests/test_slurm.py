@@ -25,9 +25,9 @@ import pytest
 import yaml
 
 from privopt.experiments import cost as run_cost
-from test_cost import job_resources, load_config
-from workflow_runs import (REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config, of_papers,
-                           planned_jobs, result_files, snakemake, table_targets)
+from test_cost import job_resources
+from workflow_runs import (REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config, load_config,
+                           of_papers, planned_jobs, result_files, snakemake, table_targets)
 
 SLURM_CI = REPO / "tests" / "slurm" / "slurm_ci.sh"
 CI_DIR = Path(os.environ.get("TMPDIR", "/tmp")) / "slurm-ci"

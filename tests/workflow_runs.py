@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
+from snakemake.utils import update_config, validate
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
@@ -28,6 +30,20 @@ SCHEDULING_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
 
 
 TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
+
+
+def load_config(*names: str) -> dict:
+    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults."""
+    from privopt.experiments.registry import papers
+
+    config: dict = {}
+    for name in ("config.yaml", *names):
+        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
+    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    for key in papers():
+        config.setdefault(key, {})
+        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
+    return config
 
 
 def of_papers(rel: str, keys=SCHEDULING_PAPERS) -> bool:
