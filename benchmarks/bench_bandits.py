@@ -24,7 +24,8 @@ Peers on this kind of machine: BanditLib private LinUCB 146–177 µs/round (shi
 Gaussian); the authors' Julia ≤ 72 µs/round.
 
 ``--large-d 16 32 64`` additionally times NonPrivate LinUCB at the Exp. 1 sizes (K = d², n = 10^5)
-with both kernels ("onthefly" and the BLAS "batched" one).
+with each kernel ("buffered", "onthefly" and the BLAS "batched" one), which is how
+:data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen.
 
 ``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.experiments.cost`):
 NonPrivate at ``--cost-dims`` and the three private variants at ``--cost-private-dims``, each with
@@ -211,7 +212,7 @@ def main() -> None:
             inst_d = BanditInstance(d=d, gap=0.1, reward="gaussian")
             p = nonprivate_params(100_000, d)
             rounds = max(20, 4_000_000 // d**4)
-            for kernel in ("onthefly", "batched"):
+            for kernel in ("buffered", "onthefly", "batched"):
                 first, per_round = time_kernel(p, inst_d, rounds, 2, kernel=kernel)
                 best = min(per_round)
                 print(f"{d:4d} {kernel:>9s} {first:9.2f}s {best:10.1f} {best * 0.1:20.1f}")

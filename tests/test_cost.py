@@ -120,15 +120,16 @@ def test_lockstep_rounds_only_for_several_variants_below_the_batched_kernel():
 
 
 def test_paper_scale_jobs_fit_their_measured_speed():
-    """Exp. 2 at paper scale: 4 variants × 5·10^7 rounds at d = 5, about 2 µs per round each one by one,
-    in lockstep about twice one variant's round."""
+    """Exp. 2 at paper scale: 4 variants × 5·10^7 rounds at d = 5, each 0.3–3 µs per round one by one
+    (measured 0.6–0.9 on an idle host, 2026-11-24; 1.7–2.1 on a loaded slower one, 2026-11-22), in
+    lockstep more than the dearest variant alone and well under the four one by one."""
     secs = sh_cost.job_seconds("exp2", EXP2, {"gap": 0.1}, 1)
-    alone = 5e7 * sum(sh_cost.us_per_round(v, 5) for v in EXP2["variants"]) * 1e-6
-    assert 4 * 5e7 * 1.5e-6 < alone < 4 * 5e7 * 3e-6
-    assert 5e7 * 2e-6 < secs < 0.7 * alone
-    # Exp. 1 at d = 64 (K = 4096): milliseconds per round, so a 5-run job takes a large part of an hour
+    one = [5e7 * sh_cost.us_per_round(v, 5) * 1e-6 for v in EXP2["variants"]]
+    assert all(5e7 * 0.3e-6 < x < 5e7 * 3e-6 for x in one), one
+    assert max(one) < secs < 0.7 * sum(one)
+    # Exp. 1 at d = 64 (K = 4096): milliseconds per round, so a 5-run job takes many minutes
     secs = sh_cost.job_seconds("exp1", EXP1, {"reward": "gaussian", "d": 64}, 5)
-    assert 900 < secs < 3 * 3600
+    assert 300 < secs < 3 * 3600
 
 
 def test_data_memory_grows_with_recorded_points():
@@ -206,7 +207,8 @@ def test_paper_scale_exp1_runtimes_follow_d():
         if exp.name == "exp1" and job.point["reward"] == "pm1" and job.block == "0-4":
             by_d[job.point["d"]] = minutes
     minutes = [by_d[d] for d in (4, 16, 32, 64)]
-    assert minutes == sorted(minutes) and minutes[0] < 10 < 60 < minutes[-1]
+    # d = 4: seconds, the 6-minute floor; d = 64: predicted ≈ 14 min (2026-11-24 constants), asked for 3× + 5
+    assert minutes == sorted(minutes) and minutes[0] < 10 < 30 < minutes[-1]
 
 
 def test_cluster_groups_follow_the_predicted_length():

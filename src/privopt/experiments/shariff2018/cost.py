@@ -31,10 +31,13 @@ A private variant costs the NonPrivate round plus its own overhead (tree noise, 
 ``PRIVATE_US[v][d] − NONPRIVATE_US[d]`` interpolated the same way, extrapolated with slope 3
 (node sampling and the Cholesky of the released matrix are O(d³)).
 
-Cross-check against pipeline jobs logged on the same machine (wall time, loaded): quick Exp. 1
-jobs (5 runs × 10^5 rounds, Gaussian rewards) took 9.0 / 25.2 / 74.2 s at d = 11 / 16 / 23, the
-model says 8.4 / 23.5 / 60.5 s; an Exp. 2 job at 2·10^7 rounds (4 variants, 1 seed, gap 0) took
-220 s at load 4–5, the model says 156 s of CPU.
+Cross-check against pipeline jobs logged on the same machine: the 60 Exp. 2 jobs of Figure 4 at paper scale
+(5·10^7 rounds, 4 variants in lockstep, 1 seed, 334 audited rounds; 2026-11-24, two jobs at a time on the
+2 cores, the kernel before the buffered one: 1.85 µs per lockstep round in ``bench_bandits.py`` that day)
+took 92.5 / 97.3 / 185 s (min / median / max, the max with a test run beside them), the model with that
+kernel's round says 92.5 s; with these constants it says 81.7 s.  Earlier, loaded (load 4–5): quick Exp. 1
+jobs (5 runs × 10^5 rounds, Gaussian rewards) took 9.0 / 25.2 / 74.2 s at d = 11 / 16 / 23 against
+constants that were then 2× these.
 """
 
 from __future__ import annotations
@@ -47,32 +50,32 @@ __all__ = ["MEASURED", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_AB
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
-MEASURED = ("2026-11-22, 2-core build machine, loaded (load average 4–7 on 2 cores: a Figure 4 run and "
-            "other engineers' jobs); CPU time (time.process_time) per round, "
-            "`python benchmarks/bench_bandits.py --cost-table --repeats 3`")
-#: invocations of the benchmark the medians are over (each 3 repeats per point)
-MEASURED_RUNS = 4
+MEASURED = ("2026-11-24, the 2-core build machine (Intel Xeon, AVX-512), idle (load average < 1); CPU time "
+            "(time.process_time) per round, `python benchmarks/bench_bandits.py --cost-table --repeats 3`")
+#: invocations of the benchmark the medians are over (each 3 repeats per point; the two agreed within 3 %
+#: everywhere except d = 3, within 8 %)
+MEASURED_RUNS = 2
 
 #: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto")
 NONPRIVATE_US: dict[int, float] = {
-    3: 0.521, 4: 0.97, 5: 1.71, 6: 3.17, 8: 7.2, 11: 16.8, 12: 18.3, 16: 46.9, 23: 121.0, 32: 334.0,
-    45: 1040.0, 64: 3660.0,
+    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 10.4, 16: 23.0, 23: 67.5, 32: 185.0,
+    45: 540.0, 64: 1620.0,
 }
 #: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto")
 PRIVATE_US: dict[str, dict[int, float]] = {
-    "gaussian": {3: 0.623, 5: 2.14, 8: 6.64, 12: 20.6, 16: 57.1},
-    "wishart": {3: 0.814, 5: 1.84, 8: 6.64, 12: 20.6, 16: 60.1},
-    "wishart_unshifted": {3: 0.76, 5: 1.75, 8: 6.93, 12: 20.1, 16: 59.7},
+    "gaussian": {3: 0.308, 5: 0.81, 8: 2.71, 12: 10.95, 16: 23.9},
+    "wishart": {3: 0.335, 5: 0.872, 8: 2.85, 12: 11.45, 16: 24.7},
+    "wishart_unshifted": {3: 0.340, 5: 0.873, 8: 2.85, 12: 11.55, 16: 24.7},
 }
 #: Lockstep jobs (issue 14): the fraction of a variant's own round that running it beside the others still
 #: costs (its release, Cholesky, B = C⁻¹Q, arm scoring and update; the arms, the reward coin and the tree
 #: noise of its noise group are shared).  ``bench_bandits.py`` prints it per group ("unshared": (group −
 #: dearest alone) / (one by one − dearest alone)); measured at d = 5 (the paper's Exp. 2/3 dimension) and
 #: applied at every d < :data:`LOCKSTEP_BELOW_D`, see :data:`LOCKSTEP_MEASURED`.
-LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.32}
-LOCKSTEP_MEASURED = ("2026-11-23, the same 2-core machine, loaded (load average 2–3); median over 3 invocations "
-                     "of `python benchmarks/bench_bandits.py --rounds 200000 --repeats 5` (Fig. 4: 0.33, 0.31, 0.47; "
-                     "Fig. 5 Wishart grid: 0.21, 0.21, 0.26; Gaussian grid: 0.32, 0.42, 0.17 — Exp. 3 takes the dearer)")
+LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23}
+LOCKSTEP_MEASURED = ("2026-11-24, the same machine, idle (load average 0.1); `python benchmarks/bench_bandits.py "
+                     "--rounds 200000 --repeats 5` (Fig. 4: 0.33; Fig. 5 Wishart grid 0.21, Gaussian grid 0.23 — Exp. 3 "
+                     "takes the dearer; 2026-11-23 on a loaded run of the previous kernel: 0.33, 0.21, 0.32)")
 #: lockstep runs only with the buffered kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
 LOCKSTEP_BELOW_D = 12
 
