@@ -131,7 +131,6 @@ def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
     pd.testing.assert_frame_equal(fast2[1], slow2[1], check_exact=True)
 
 
-
 def _smoke_tables(experiment: str) -> dict[str, pd.DataFrame]:
     """The tables of ``experiment`` on the smoke configuration, as its run and table rules make them."""
     sh = paper("shariff2018")
@@ -157,6 +156,7 @@ def test_smoke_tables_equal_one_variant_at_a_time_on_the_reference_kernel(experi
         a, b = (t.drop(columns=[c for c in TIMING if c in t.columns]) for t in (together[stem], alone[stem]))
         assert len(a) > 0 or stem == "fig5_defaults", stem
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=stem)
+
 
 def _argmax_cases():
     rng = np.random.default_rng(3)
