@@ -94,7 +94,8 @@ def test_exp3_block_covers_the_grid():
     tables = aggregation.exp3_tables({"runs": out}, dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper",
                                                          mechanisms=["gaussian"]))
     assert set(tables) == {"fig5", "fig5_runs", "fig5_defaults"}
-    assert list(tables["fig5"].columns) == ["mechanism", "gap", "rho_min", "mean", "std", "sem", "n"]
+    assert list(tables["fig5"].columns) == ["mechanism", "gap", "rho_min", "t", "mean", "std", "sem", "n"]
+    assert (tables["fig5"]["t"] == 200).all()  # the round the regret is read at: the prefix length here
     assert len(tables["fig5_defaults"]) == 1
     assert len(tables["fig5_runs"]) == 9 and (tables["fig5_runs"]["t"] == 200).all()  # the final point of each run
 

@@ -89,11 +89,11 @@ def exp2_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any])
 
 
 def exp3_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """Experiment 3 → Figure 5 (``fig5``: final regret per mechanism, gap, ρ_min), every run's final regret
-    (``fig5_runs``) and the dotted lines (``fig5_defaults``, from ``settings``: n, d, eps, delta, k_rule,
-    mechanisms)."""
+    """Experiment 3 → Figure 5 (``fig5``: final regret per mechanism, gap, ρ_min, with the round ``t`` it is
+    read at — n, or the prefix length of a prefix run), every run's final regret (``fig5_runs``) and the
+    dotted lines (``fig5_defaults``, from ``settings``: n, d, eps, delta, k_rule, mechanisms)."""
     records = frames["runs"].sort_values(["mechanism", "gap", "rho_min", "seed", "t"], kind="stable")
     fin = final_rows(records, ["mechanism", "gap", "rho_min", "seed"])
     fin = fin[["mechanism", "gap", "rho_min", "seed", *KEEP]].reset_index(drop=True)
-    return {"fig5": summarise(fin, ["mechanism", "gap", "rho_min"], "regret", ddof=1), "fig5_runs": fin,
+    return {"fig5": summarise(fin, ["mechanism", "gap", "rho_min", "t"], "regret", ddof=1), "fig5_runs": fin,
             "fig5_defaults": defaults_table(settings, settings["mechanisms"])}
