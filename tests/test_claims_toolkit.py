@@ -196,11 +196,11 @@ def test_claims_frame_columns_and_scale_label():
             Claim("toy", "F1.b", "fig1", "s2", "m2", "t2", NOT_EVALUATED)]
     frame = claims_frame(rows, "quick")
     assert list(frame.columns) == COLUMNS == ["paper", "claim", "figure", "reading", "statement", "measured",
-                                              "threshold", "verdict", "scale", "details"]
+                                              "threshold", "verdict", "needs", "scale", "details"]
     assert frame["scale"].tolist() == ["quick", "quick"]
     assert frame.loc[0].to_dict() == {"paper": "toy", "claim": "F1.a", "figure": "fig1", "reading": "paper",
                                       "statement": "s", "measured": "m", "threshold": "t", "verdict": REPRODUCED,
-                                      "scale": "quick", "details": "d"}
+                                      "needs": "", "scale": "quick", "details": "d"}
     assert frame.loc[1, "reading"] == "" and frame.loc[1, "details"] == ""
     empty = claims_frame([], "paper")
     assert list(empty.columns) == COLUMNS and len(empty) == 0
@@ -283,3 +283,71 @@ def test_weighted_change_exact_on_a_line():
     assert se == pytest.approx(9000 / math.sqrt((w * (x - xm) ** 2).sum()), rel=1e-12)
     flat, _ = stats.weighted_change(x, np.full(4, 0.8), np.full(4, 0.002))
     assert flat == pytest.approx(0.0, abs=1e-15)
+
+
+# ----------------------------------------------------------------------------- three verdicts
+
+
+def test_three_verdicts_and_the_needs_column():
+    from privopt.experiments.claims import INCONCLUSIVE, Inconclusive, VERDICTS
+
+    assert VERDICTS == (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE) and NOT_EVALUATED == INCONCLUSIVE
+    cs = ClaimSet("toy")
+
+    @cs.claim("F1.a", "fig1", "s", "t", needs=("fig1",))
+    def _a(tables, settings):
+        raise Inconclusive("ran 3 seeds", needs="≈ 30 runs")
+
+    @cs.claim("F1.b", "fig1", "s", "t", needs=("fig1",))
+    def _b(tables, settings):
+        return [Outcome("x", True, needs="ignored when decided"), Outcome("y", None, needs="T ≥ 10^5")]
+
+    tables = {"fig1": pd.DataFrame({"a": [1]})}
+    rows = cs.evaluate(tables, {})
+    assert [(r.claim, r.verdict, r.needs) for r in rows] == [
+        ("F1.a", INCONCLUSIVE, "≈ 30 runs"), ("F1.b", REPRODUCED, ""), ("F1.b", INCONCLUSIVE, "T ≥ 10^5")]
+    missing = cs.evaluate({}, {})[0]
+    assert missing.verdict == INCONCLUSIVE and missing.needs == "the tables fig1"
+
+
+@pytest.mark.parametrize("estimate, lo, hi, op, threshold, expected", [
+    (0.4, 0.3, 0.5, "<=", 0.5, True),     # estimate meets it
+    (0.7, 0.6, 0.8, "<=", 0.5, False),    # the whole interval violates it
+    (0.6, 0.45, 0.75, "<=", 0.5, None),   # straddles: the data cannot tell
+    (0.5, 0.4, 0.6, "<=", 0.5, True),     # on the threshold meets "<="
+    (0.5, 0.4, 0.6, "<", 0.5, None),      # ... but not "<"; its interval reaches below
+    (0.5, 0.5, 0.6, "<", 0.5, False),     # nothing below the threshold
+    (2.0, 1.5, 2.5, ">", 1.0, True),
+    (0.9, 0.2, 1.6, ">", 1.0, None),
+    (0.9, 0.8, 0.95, ">=", 1.0, False),
+])
+def test_against_is_the_three_way_rule(estimate, lo, hi, op, threshold, expected):
+    from privopt.experiments.claims import against
+
+    assert against(estimate, lo, hi, op, threshold) is expected
+
+
+def test_against_refuses_nonsense():
+    from privopt.experiments.claims import Inconclusive, against, decide
+
+    with pytest.raises(ValueError, match="outside its interval"):
+        against(1.0, 0.0, 0.5, "<", 2.0)
+    with pytest.raises(Inconclusive):
+        against(float("nan"), 0.0, 0.5, "<", 2.0)
+    with pytest.raises(ValueError):
+        decide(True, True)
+
+
+def test_require_seeds_and_range():
+    from privopt.experiments.claims import MIN_SEEDS, Inconclusive, require_range, require_seeds
+
+    require_seeds(MIN_SEEDS)
+    with pytest.raises(Inconclusive, match="from 3 seeds per point decides nothing") as why:
+        require_seeds(3)
+    assert why.value.needs == f"≥ {MIN_SEEDS} seeds per point"
+    with pytest.raises(Inconclusive, match="from 1 seed per point"):
+        require_seeds(1, minimum=2)
+    require_range(1e4, 3e6, 1e5, 3e6)
+    with pytest.raises(Inconclusive, match=r"ran T ∈ \[10000, 100000\]") as why:
+        require_range(1e4, 1e5, 1e5, 3e6)
+    assert why.value.needs == "T over [100000, 3e+06]"

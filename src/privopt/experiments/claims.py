@@ -12,14 +12,22 @@ statement, threshold and the tables it needs::
         return Outcome(measured=f"gap = {fmt_fixed(g, 4)}", holds=g > 0)
 
 The function returns an :class:`Outcome` (or a list of them, e.g. one per reading), and raises
-:class:`NotEvaluated` when the scale that ran lacks what the claim speaks about.  The verdict is
-``reproduced``, ``not reproduced`` or ``not evaluated``:
+:class:`Inconclusive` when what ran cannot decide the claim.  There are three verdicts, decided by
+what the data can tell:
 
-* a claim whose tables are missing or empty is *not evaluated* without being called;
-* ``holds=None`` and any non-finite number handed to :func:`finite` give *not evaluated* — never
-  ``reproduced`` on nothing, never ``not reproduced`` on a NaN;
-* thresholds that differ between the paper's scale and a smaller one are chosen from the settings
-  that actually ran (the claim function decides, and says which in ``details``), never from a label.
+* *reproduced*: the data support the claim at its threshold, on the claim's own range and horizon;
+* *not reproduced*: the data contradict it (the interval of the measured effect excludes what the
+  claim states; :func:`decide` and :func:`against` build this rule);
+* *inconclusive at this scale*: the data cannot tell — too few runs (:func:`require_seeds`: a standard
+  error needs at least :data:`MIN_SEEDS` seeds per point), a horizon or fit range other than the claim's
+  own (:func:`require_range`), missing tables, a non-finite value (:func:`finite`), or an interval
+  that straddles the threshold.  Its ``needs`` column says what would decide it ("≈ 30 runs",
+  "T ≥ 10^5").
+
+So never ``reproduced`` on a range or horizon other than the claim's own, never on nothing, never
+``not reproduced`` on a NaN.  No standard error is pooled across points of different variance.
+Thresholds that differ between the paper's scale and a smaller one are chosen from the settings that
+actually ran (the claim function decides, and says which in ``details``), never from a label.
 
 A claim that does not hold is a finding: it is reported with its numbers, never tuned away.
 """
@@ -39,13 +47,20 @@ __all__ = [
     "Claim",
     "ClaimSet",
     "Outcome",
+    "Inconclusive",
     "NotEvaluated",
     "REPRODUCED",
     "NOT_REPRODUCED",
+    "INCONCLUSIVE",
     "NOT_EVALUATED",
     "VERDICTS",
     "COLUMNS",
+    "MIN_SEEDS",
     "verdict",
+    "decide",
+    "against",
+    "require_seeds",
+    "require_range",
     "finite",
     "claims_frame",
     "fmt_fixed",
@@ -54,31 +69,93 @@ __all__ = [
 
 REPRODUCED = "reproduced"
 NOT_REPRODUCED = "not reproduced"
-NOT_EVALUATED = "not evaluated"
-VERDICTS = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
+INCONCLUSIVE = "inconclusive at this scale"
+#: the former name of :data:`INCONCLUSIVE`
+NOT_EVALUATED = INCONCLUSIVE
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
-COLUMNS = ["paper", "claim", "figure", "reading", "statement", "measured", "threshold", "verdict", "scale", "details"]
+#: seeds per point below which a standard error decides nothing (a claim gating on one is inconclusive)
+MIN_SEEDS = 10
+
+COLUMNS = ["paper", "claim", "figure", "reading", "statement", "measured", "threshold", "verdict", "needs",
+           "scale", "details"]
 
 _ID = re.compile(r"^[A-Z][A-Za-z0-9]*\.[a-z0-9]+$")
 
 
-class NotEvaluated(Exception):
-    """The claim cannot be evaluated on what ran; the message says why (shown as the measured value)."""
+class Inconclusive(Exception):
+    """What ran cannot decide the claim: the message says why (shown as the measured value), ``needs``
+    what would decide it (shown in the ``needs`` column)."""
+
+    def __init__(self, why: str, needs: str = ""):
+        super().__init__(why)
+        self.needs = needs
+
+
+#: the former name of :class:`Inconclusive`
+NotEvaluated = Inconclusive
 
 
 def verdict(holds: bool | None) -> str:
-    """``reproduced`` / ``not reproduced``; ``not evaluated`` for None (and for NaN, which is not a truth value)."""
+    """``reproduced`` / ``not reproduced``; *inconclusive* for None (and for NaN, which is not a truth value)."""
     if holds is None or (isinstance(holds, float) and math.isnan(holds)):
-        return NOT_EVALUATED
+        return INCONCLUSIVE
     return REPRODUCED if bool(holds) else NOT_REPRODUCED
 
 
+def decide(supports: bool, contradicts: bool) -> bool | None:
+    """The three-way rule: True when the data support the claim, False when they contradict it (the
+    interval of the measured effect excludes what the claim states), None (inconclusive) otherwise.
+
+    >>> decide(True, False), decide(False, True), decide(False, False)
+    (True, False, None)
+    """
+    if supports and contradicts:
+        raise ValueError("data cannot both support and contradict a claim: check the interval")
+    return True if supports else False if contradicts else None
+
+
+_OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def against(estimate: float, lo: float, hi: float, op: str, threshold: float) -> bool | None:
+    """Three-way verdict of the claim ``estimate <op> threshold`` given the interval ``[lo, hi]`` of the
+    estimate: True when the estimate meets the threshold, False when the whole interval violates it,
+    None when the estimate misses it but the interval reaches it (the data cannot tell).
+
+    >>> against(0.4, 0.3, 0.5, "<=", 0.5), against(0.7, 0.6, 0.8, "<=", 0.5), against(0.6, 0.45, 0.75, "<=", 0.5)
+    (True, False, None)
+    """
+    finite(estimate, lo, hi, threshold)
+    if not lo <= estimate <= hi:
+        raise ValueError(f"estimate {estimate!r} outside its interval [{lo!r}, {hi!r}]")
+    meets = _OPS[op]
+    return decide(meets(estimate, threshold), not meets(lo, threshold) and not meets(hi, threshold))
+
+
+def require_seeds(n: int, what: str = "a standard error", minimum: int = MIN_SEEDS) -> None:
+    """Raise :class:`Inconclusive` when a claim gating on a standard error has fewer than ``minimum``
+    seeds per point (a standard error from 2–3 seeds is itself off by a factor of several)."""
+    if int(n) < minimum:
+        raise Inconclusive(f"{what} from {int(n)} seed{'s' if int(n) != 1 else ''} per point decides nothing",
+                           needs=f"≥ {minimum} seeds per point")
+
+
+def require_range(have_lo: float, have_hi: float, want_lo: float, want_hi: float, what: str = "T",
+                  fmt: Callable[[float], str] = lambda x: f"{x:g}") -> None:
+    """Raise :class:`Inconclusive` unless what ran covers the claim's own range ``[want_lo, want_hi]`` of
+    ``what`` (a horizon, a fit window): never *reproduced* on another range."""
+    if have_lo > want_lo or have_hi < want_hi:
+        raise Inconclusive(f"ran {what} ∈ [{fmt(have_lo)}, {fmt(have_hi)}]; the claim speaks of "
+                           f"[{fmt(want_lo)}, {fmt(want_hi)}]", needs=f"{what} over [{fmt(want_lo)}, {fmt(want_hi)}]")
+
+
 def finite(*values: Any, what: str = "a measured value") -> None:
-    """Raise :class:`NotEvaluated` unless every value is a finite number."""
+    """Raise :class:`Inconclusive` unless every value is a finite number."""
     for v in values:
         arr = np.asarray(v, dtype=float)
         if arr.size == 0 or not np.isfinite(arr).all():
-            raise NotEvaluated(f"{what} is not a finite number ({v!r})")
+            raise Inconclusive(f"{what} is not a finite number ({v!r})")
 
 
 def fmt_fixed(x: Any, digits: int = 3) -> str:
@@ -108,14 +185,16 @@ class Claim:
     verdict: str
     reading: str = ""
     details: str = ""
+    needs: str = ""
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a claim function measured: ``holds`` True/False, or None when it cannot tell.
+    """What a claim function measured: ``holds`` True/False, or None when the data cannot tell.
 
     ``threshold`` overrides the declared one (a smaller scale's threshold); ``reading`` labels one of
-    several outcomes of the same claim (e.g. per reading of a figure).
+    several outcomes of the same claim (e.g. per reading of a figure); ``needs`` says, for an
+    inconclusive outcome, what would decide it ("≥ 10 seeds per point", "T ≥ 10^5").
     """
 
     measured: str
@@ -123,6 +202,7 @@ class Outcome:
     threshold: str | None = None
     details: str = ""
     reading: str = ""
+    needs: str = ""
 
 
 @dataclass(frozen=True)
@@ -163,9 +243,10 @@ class ClaimSet:
 
     def _row(self, c: _Declared, o: Outcome) -> Claim:
         details = "; ".join(d for d in (c.details, o.details) if d)
+        decided = verdict(o.holds)
         return Claim(self.paper, c.cid, c.figure, c.statement, o.measured,
-                     o.threshold if o.threshold is not None else c.threshold, verdict(o.holds),
-                     reading=o.reading, details=details)
+                     o.threshold if o.threshold is not None else c.threshold, decided,
+                     reading=o.reading, details=details, needs=o.needs if decided == INCONCLUSIVE else "")
 
     def evaluate_one(self, cid: str, tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> list[Claim]:
         c = next((c for c in self._claims if c.cid == cid), None)
@@ -173,11 +254,12 @@ class ClaimSet:
             raise KeyError(f"{self.paper} has no claim {cid}")
         missing = [n for n in c.needs if n not in tables or tables[n] is None or len(tables[n]) == 0]
         if missing:
-            return [self._row(c, Outcome(f"no data: {', '.join(missing)} missing or empty", None))]
+            return [self._row(c, Outcome(f"no data: {', '.join(missing)} missing or empty", None,
+                                         needs=f"the tables {', '.join(missing)}"))]
         try:
             result = c.fn(tables, settings)
-        except NotEvaluated as why:
-            return [self._row(c, Outcome(str(why), None))]
+        except Inconclusive as why:
+            return [self._row(c, Outcome(str(why), None, needs=why.needs))]
         outcomes = [result] if isinstance(result, Outcome) else list(result)
         if not outcomes:
             return [self._row(c, Outcome("nothing to evaluate", None))]
