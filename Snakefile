@@ -4,6 +4,7 @@
 #   snakemake --cores 2                                   every figure, quick scale
 #   snakemake --cores 2 chaturvedi2021_fig1               one figure
 #   snakemake --cores 8 --configfile config/paper.yaml    paper scale
+# Results go to results/<scale>/ (quick, paper, smoke, ...), so the scales never overwrite each other.
 
 from snakemake.utils import min_version
 
@@ -17,6 +18,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/papers.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/reference.smk"
 
 
 rule all:
@@ -27,5 +29,5 @@ rule all:
         all_figure_files("png"),
         all_figure_files("pdf"),
         all_claims_files(),
-        "results/audit/audits.csv",
-        "results/paper/index.html",
+        rules.privacy_audit.output,
+        rules.report_html.output,

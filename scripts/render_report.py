@@ -11,4 +11,4 @@ p = snakemake.params
 provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
 render_report(snakemake.input.template, p.papers, p.settings, provenance, p.scale, snakemake.output[0],
               audits=snakemake.input.audits[0], audit_settings=p.audit,
-              findings=compute_findings(p.papers, p.claims_settings))
+              findings=compute_findings(p.papers, p.claims_settings), references=p.references)

@@ -12,6 +12,7 @@ import pytest
 
 from privopt.experiments import cost as run_cost
 from privopt.experiments.chaturvedi2021 import cost as ch_cost
+from privopt.experiments.protocol import settings_key
 from privopt.experiments.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
@@ -229,12 +230,13 @@ def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
     config = load_config("smoke.yaml")
     expected = {}
     for key, exp, job, _, minutes, mb in job_resources(config):
-        expected[papers()[key].run_file(exp.name, job.point, job.block)] = (minutes, mb)
+        expected[papers()[key].run_file(exp.name, job.point, job.block, root="results/smoke",
+                                        settings=settings_key(exp.settings(config[key], job.point)))] = (minutes, mb)
     got = {}
     for rule, output, resources in blocks:
         res = dict(item.split("=", 1) for item in resources.split(", "))
         got[output] = (int(res["runtime"]), int(res["mem_mb"]))
-    toy = {k: v for k, v in got.items() if k.startswith("results/toy/")}
+    toy = {k: v for k, v in got.items() if k.startswith("results/smoke/toy/")}
     assert len(toy) == 3  # the toy paper's jobs, declared with a cost model of their own
     assert {k: v for k, v in got.items() if k in expected} == expected
     assert set(got) - set(expected) == set(toy)

@@ -170,12 +170,12 @@ def test_bad_inputs_fail_before_any_run_job(tmp_path):
         assert proc.returncode != 0 and key in proc.stdout + proc.stderr and "Job stats" not in proc.stdout
     bad = tmp_path / "long.yaml"
     bad.write_text(yaml.safe_dump({"perezsalazar2021": {"uber": {"fi": {"T": [1000, 200000]}}}}))
-    proc = snakemake(work, "--cores", "1", "results/perezsalazar2021/tables/uber.csv",
+    proc = snakemake(work, "--cores", "1", "results/smoke/perezsalazar2021/tables/uber.csv",
                      "--configfile", "config/smoke.yaml", str(bad), *data, check=False)
     assert proc.returncode != 0
-    log = (work / "logs/perezsalazar2021/instances/uber.log").read_text()
+    log = (work / "logs/smoke/perezsalazar2021/instances/uber.log").read_text()
     assert "perezsalazar2021.uber.fi.T" in log and "200000" in log
-    assert not list((work / "results/perezsalazar2021").glob("runs/uber/**/*.parquet"))
+    assert not list((work / "results/smoke/perezsalazar2021").glob("runs/uber/**/*.parquet"))
 
 
 # ----------------------------------------------------------------------------- runs and tables

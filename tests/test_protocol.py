@@ -81,13 +81,35 @@ def test_run_jobs_and_paths_follow_the_config():
     assert [(j.point, j.block) for j in jobs] == [({"x": 1}, "0-1"), ({"x": 1}, "2-3"), ({"x": 1}, "4-4"),
                                                   ({"x": 2.5}, "0-1"), ({"x": 2.5}, "2-3"), ({"x": 2.5}, "4-4")]
     assert paper.run_file("e", {"x": 2.5}, "0-1") == "results/p/runs/e/x~2.5/seeds~0-1.parquet"
-    assert paper.run_pattern("e", ("x",)) == "results/p/runs/e/x~{x}/seeds~{block}.parquet"
+    assert paper.run_pattern("e", ("x",)) == "results/p/runs/e/x~{x}/settings~{settings}/seeds~{block}.parquet"
     assert paper.table_file("t_runs") == "results/p/tables/t_runs.parquet"
     assert paper.figure_files("fig1") == {"pdf": "results/figures/p/fig1.pdf", "png": "results/figures/p/fig1.png"}
     assert paper.notebook("fig1") == "workflow/notebooks/p_fig1.py.ipynb"
     assert paper.caption("claims") == "workflow/report/p_claims.rst"
     single = _paper(experiments=(_experiment(points=lambda s: [{}]),))
     assert single.run_file("e", {}, "0-0") == "results/p/runs/e/seeds~0-0.parquet"
+
+
+def test_every_result_lies_in_its_scale_namespace_and_runs_under_their_settings():
+    from privopt.experiments.protocol import logs_root, results_root, settings_key
+
+    paper = _paper()
+    quick, full = results_root("quick"), results_root("paper")
+    key = settings_key({"k": 3, "n": 10})
+    assert key == settings_key({"n": 10, "k": 3}) != settings_key({"k": 3, "n": 11}) and len(key) == 12
+    assert paper.run_file("e", {"x": 2.5}, "0-1", root=quick, settings=key) == \
+        f"results/quick/p/runs/e/x~2.5/settings~{key}/seeds~0-1.parquet"
+    assert paper.run_pattern("e", ("x",), root=full) == "results/paper/p/runs/e/x~{x}/settings~{settings}/seeds~{block}.parquet"
+    files = {quick: set(), full: set()}
+    for root in files:
+        meta = paper.metadata(root, logs_root(root.split("/")[1]))
+        files[root] = {meta["claims"], *meta["claims_tables"].values(), *meta["provenance"].values(),
+                       *(f[k] for f in meta["figures"] for k in ("image", "pdf", "notebook")),
+                       paper.table_file("t", root), paper.instance_file("i", "f", root), paper.checked_file("e", root)}
+    assert not files[quick] & files[full]
+    assert all(f.startswith(("results/quick/", "logs/quick/")) for f in files[quick])
+    with pytest.raises(ValueError, match="must be a word"):
+        results_root("../paper")
 
 
 def test_points_sharing_a_path_are_a_config_error():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.protocol import Claims, Experiment, Figure, Finding, Paper, Table
 from privopt.report import figure_settings, flatten_settings, render_report, summary_rows, verdict_findings
 
@@ -38,13 +38,13 @@ CLAIMS = [("F1.a", "fig1", "paper", "s", "m1", "t", REPRODUCED),
           ("F1.a", "fig1", "code", "s", "m2", "t", NOT_REPRODUCED),
           ("F1.b", "fig1", "paper", "s", "m", "against R", REPRODUCED),
           ("F1.b", "fig1", "paper", "s", "m", "against E[R]", NOT_REPRODUCED),
-          ("F1.c", "fig1", "paper", "s", "no data", "t", NOT_EVALUATED),
+          ("F1.c", "fig1", "paper", "s", "no data", "t", INCONCLUSIVE),
           ("S.1", "sanity", "", "s", "m", "t", REPRODUCED)]
 
 
 def test_summary_counts_each_figures_rows_and_collects_claims_about_no_figure():
     rows = summary_rows(_paper().metadata(), _claims(CLAIMS))
-    assert [(r["figure"], r["counts"][REPRODUCED], r["counts"][NOT_REPRODUCED], r["counts"][NOT_EVALUATED], r["n"])
+    assert [(r["figure"], r["counts"][REPRODUCED], r["counts"][NOT_REPRODUCED], r["counts"][INCONCLUSIVE], r["n"])
             for r in rows] == [("Figure 1 — x", 2, 2, 1, 5), ("Figure 2 — y", 0, 0, 0, 0),
                                ("claims about no single figure", 1, 0, 0, 1)]
     assert [r["anchor"] for r in rows] == ["p-fig1", "p-fig2", "p-other"]
@@ -93,7 +93,7 @@ def rendered(tmp_path, monkeypatch):
 
 def test_the_report_starts_with_the_summary_and_findings_and_links_every_section(rendered):
     html = rendered
-    assert html.index('id="summary"') < html.index('id="findings"') < html.index('id="contents"') < html.index('id="p"')
+    assert html.index('id="glance"') < html.index('id="summary"') < html.index('id="findings"') < html.index('id="contents"') < html.index('id="p"')
     assert "PCG0 beats Random by 1.7 (2.3 SE)." in html and "Claim F1.a is reproduced for reading paper" in html
     ids = set(re.findall(r'id="([^"]+)"', html))
     links = set(re.findall(r'href="#([^"]+)"', html))
@@ -104,7 +104,7 @@ def test_the_report_starts_with_the_summary_and_findings_and_links_every_section
 def test_each_figure_has_its_caption_claims_and_settings_table(rendered):
     fig1 = rendered.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert "The original caption." in fig1 and "data:image/png;base64," in fig1
-    assert fig1.count("<tr class=") == 5  # the five rows of figure fig1's claims, none of S.1
+    assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
     assert "<details><summary>Raw YAML</summary>" in fig1
 
@@ -114,3 +114,60 @@ def test_provenance_lists_commit_packages_digests_date_scale_and_data(rendered):
     for text in ("git commit", "packages", "numpy", "config digest", "date", "quick", "/data/x.csv.gz", "e" * 64,
                  "99,997", "c" * 12, "a" * 12, "b" * 12, "d" * 12):
         assert text in prov, text
+
+
+# ----------------------------------------------------------------------------- the reference beside this run
+
+
+def test_each_claim_row_carries_the_reference_verdict_of_the_same_row():
+    from privopt.report import attach_reference
+
+    mine = _claims(CLAIMS).to_dict("records")
+    ref = _claims(CLAIMS).assign(verdict=NOT_REPRODUCED, measured="ref")
+    ref = ref[ref["claim"] != "F1.c"]  # a row the reference lacks
+    rows = attach_reference(mine, ref)
+    assert [r["claim"] for r in rows] == [c["claim"] for c in mine]
+    assert {r["reference_verdict"] for r in rows if r["claim"] != "F1.c"} == {NOT_REPRODUCED}
+    assert all(r["reference_verdict"] == "" for r in rows if r["claim"] == "F1.c")
+    assert all(r["reference_verdict"] == "" for r in attach_reference(mine, None))
+
+
+@pytest.mark.parametrize("kind, verdicts, expected", [
+    ("experimental", [REPRODUCED, REPRODUCED, INCONCLUSIVE], "Reproduced at the reference scale: 2 of 3 claim rows; 1 inconclusive."),
+    ("experimental", [REPRODUCED, NOT_REPRODUCED], "Partly reproduced at the reference scale: 1 of 2 claim rows; not reproduced: C2."),
+    ("theory", [REPRODUCED, NOT_REPRODUCED, REPRODUCED], "Theorems illustrated: 2 of 3 predictions hold at the reference scale; not reproduced: C2."),
+])
+def test_the_first_screen_line_says_what_the_reference_shows(kind, verdicts, expected):
+    from privopt.report import glance_row
+
+    ref = pd.DataFrame({"claim": [f"C{i + 1}" for i in range(len(verdicts))], "verdict": verdicts})
+    mine = ref.assign(verdict=INCONCLUSIVE)
+    row = glance_row({"short": "P", "key": "p", "kind": kind}, mine, ref, {"label": "E: 1 point × 30 runs",
+                                                                          "core_hours": 1.5, "changed_modules": {}})
+    assert row["status"] == expected and row["label"] == "E: 1 point × 30 runs"
+    assert row["this"][INCONCLUSIVE] == len(verdicts) and row["reference"][REPRODUCED] == verdicts.count(REPRODUCED)
+    alone = glance_row({"short": "P", "key": "p", "kind": kind}, ref, None, None)
+    assert alone["reference"] is None and "no reference yet" in alone["status"]
+
+
+def test_the_report_shows_the_reference_figure_beside_this_runs_and_both_verdicts(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    paper = _paper()
+    meta = paper.metadata()
+    for fig in meta["figures"]:
+        Path(fig["image"]).parent.mkdir(parents=True, exist_ok=True)
+        Path(fig["image"]).write_bytes(PNG)
+    Path("ref.png").write_bytes(PNG)
+    Path(meta["claims"]).parent.mkdir(parents=True)
+    _claims(CLAIMS).to_csv(meta["claims"], index=False)
+    _claims(CLAIMS).assign(verdict=NOT_REPRODUCED, measured="at paper scale").to_csv("ref.csv", index=False)
+    Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs", "core_hours": 2.5, "commit": "a" * 40,
+                                              "changed_modules": {"fig1": ["privopt.x"]}, "cpu": "AMD EPYC"}))
+    render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html",
+                  references={"p": {"claims": "ref.csv", "about": "about.json", "figures": {"fig1": "ref.png"}}})
+    html = (tmp_path / "index.html").read_text()
+    glance = html.split('id="glance"', 1)[1].split('id="summary"', 1)[0]
+    assert "Fig. 1: 30 runs" in glance and "2.5 core-hours on AMD EPYC" in glance and "fig1: privopt.x" in glance
+    fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
+    assert "Reference scale: Fig. 1: 30 runs (ref.png)" in fig1 and "This run: scale quick" in fig1
+    assert fig1.count("at paper scale") == 5 and "no external data" in html

@@ -81,7 +81,7 @@ def test_the_checks_catch_a_broken_image_a_dangling_link_and_a_console_error(chr
 @pytest.mark.slow
 def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cores):
     work = smoke_run_two_cores
-    report = work / "results" / "paper" / "index.html"
+    report = work / "results" / "smoke" / "paper" / "index.html"
     shot = report.with_name("index.screenshot.png")
     seen = inspect(chromium, report, shot)
 

@@ -21,9 +21,12 @@ import pandas as pd
 import pytest
 import yaml
 
+from privopt.provenance import file_sha256
 from workflow_runs import (
     REPO,
     SCHEDULING_PAPERS,
+    SMOKE,
+    SMOKE_LOGS,
     SUBSET,
     SUBSET_SHA256,
     assert_same_results,
@@ -156,36 +159,39 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
 def test_smoke_pipeline_produces_every_output(smoke_runs):
     work = smoke_runs[2]
     expected = [f for files in registry_files(work).values() for f in files]
-    expected += ["resources/uber/pickups.parquet", "results/paper/index.html", "results/audit/audits.csv"]
+    expected += ["resources/uber/pickups.parquet", f"{SMOKE}/paper/index.html", f"{SMOKE}/audit/audits.csv"]
     for rel in expected:
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
     provenance = json.loads((work / "resources/uber/uber-raw-data-apr14.provenance.json").read_text())
     assert provenance["records"] == 99_997 and not provenance["canonical"]
-    executed = json.loads((work / "logs/notebooks/chaturvedi2021_fig1.ipynb").read_text())
+    executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/chaturvedi2021_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
     for paper, ids in {"chaturvedi2021": {"F1.a", "F1.b", "F1.c", "F2.a", "F2.b", "F2.d"},
                        "shariff2018": {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b", "S.1", "S.2"},
                        "toy": {"F1.a"}}.items():
-        claims = pd.read_csv(work / f"results/claims/{paper}.csv")
+        claims = pd.read_csv(work / f"{SMOKE}/claims/{paper}.csv")
         assert set(claims["verdict"]) <= {"reproduced", "not reproduced", "inconclusive at this scale"}, paper
         assert ids <= set(claims["claim"]) and (claims["scale"] == "smoke").all(), paper
     # the toy's claim holds by construction (E|Lap(b)| = b): a pipeline that mangles its table fails it
-    assert set(pd.read_csv(work / "results/claims/toy.csv")["verdict"]) == {"reproduced"}
-    record = json.loads((work / "results/shariff2018/tables/exp2.provenance.json").read_text())
+    assert set(pd.read_csv(work / f"{SMOKE}/claims/toy.csv")["verdict"]) == {"reproduced"}
+    record = json.loads((work / f"{SMOKE}/shariff2018/tables/exp2.provenance.json").read_text())
     assert record["environment"]["packages"]["numpy"] and record["code_digest"]["runs"]
-    assert record["tables"] == ["results/shariff2018/tables/fig4.csv", "results/shariff2018/tables/fig4_runs.parquet",
-                                "results/shariff2018/tables/fig4_audit.parquet"]
-    audits = pd.read_csv(work / "results/audit/audits.csv")
-    audited = {key for key, files in registry_files(work).items() if f"results/audit/{key}.csv" in files}
+    assert record["tables"] == [f"{SMOKE}/shariff2018/tables/{t}" for t in
+                                ("fig4.csv", "fig4_runs.parquet", "fig4_audit.parquet")]
+    # the record says what ran (per point, the settings its runs read) and holds each table's sha256
+    assert record["scale"] == "smoke" and record["runs"] and all(r["settings"] for r in record["runs"])
+    assert {t: file_sha256(work / t) for t in record["tables"]} == record["sha256"]
+    audits = pd.read_csv(work / f"{SMOKE}/audit/audits.csv")
+    audited = {key for key, files in registry_files(work).items() if f"{SMOKE}/audit/{key}.csv" in files}
     assert {"chaturvedi2021", "shariff2018"} <= audited
     assert set(audits["paper"]) == audited and set(audits["variant"]) == {"correct", "planted"}
     assert (audits.loc[audits["variant"] == "correct", "result"] == "pass").all()  # no violation, even on few samples
-    html = (work / "results/paper/index.html").read_text()
+    html = (work / f"{SMOKE}/paper/index.html").read_text()
     assert "Original caption" in html and "F1.c" in html and "data:image/png;base64," in html
     assert "Privacy audits" in html and "tree_wishart" in html
     assert "The Laplace mechanism for a mean" in html  # the toy paper's section
     # Readable by others (a web server, a colleague on a shared file system), not 0600.
-    assert (work / "results/paper/index.html").stat().st_mode & stat.S_IROTH
+    assert (work / f"{SMOKE}/paper/index.html").stat().st_mode & stat.S_IROTH
     # No temporary files left behind anywhere.
     assert not [p for p in (work / "results").rglob("*.tmp")]
 
@@ -204,7 +210,7 @@ def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     two = {rel: path for rel, path in result_files(smoke_runs[2]).items() if of_papers(rel)}
     assert set(one) == set(two) and len(one) > 40
     for paper in SCHEDULING_PAPERS:
-        assert any(rel.startswith(f"results/{paper}/tables/") for rel in one), paper
+        assert any(rel.startswith(f"{SMOKE}/{paper}/tables/") for rel in one), paper
     assert_same_results(one, two)
 
 
@@ -323,15 +329,16 @@ def test_m_larger_than_the_box_pool_fails_the_run_job_naming_the_config_key(tmp_
     work = copy_workflow(tmp_path / "wf")
     big = tmp_path / "big.yaml"
     big.write_text(yaml.safe_dump({"chaturvedi2021": {"fig2": {"ms": [1000, 50000]}}}))
-    target = "results/chaturvedi2021/runs/fig2/reading~paper/m~50000/seeds~0-9.parquet"
     args = ["--configfile", "config/smoke.yaml", str(big), *data_config()]
     for _ in range(2):  # and again once the instance exists: the same refusal, from the job
-        proc = snakemake(work, "--cores", "1", target, *args, check=False)
+        proc = snakemake(work, "--cores", "1", "chaturvedi2021_tables_fig2", *args, check=False)
         assert proc.returncode != 0
-        log = (work / "logs/chaturvedi2021/runs/fig2/reading~paper/m~50000/seeds~0-9.log").read_text()
+        logs = list((work / f"{SMOKE_LOGS}/chaturvedi2021/runs/fig2/reading~paper/m~50000").glob("settings~*/seeds~*.log"))
+        assert logs, "no log of the m = 50000 run job"
+        log = logs[0].read_text()
         assert "config key chaturvedi2021.fig2.ms" in log and "50000" in log and "44650" in log, log[-2000:]
-        assert not (work / target).exists()
-    assert (work / "results/chaturvedi2021/instances/fig2/instance.json").exists()
+        assert not list((work / f"{SMOKE}/chaturvedi2021/runs/fig2/reading~paper/m~50000").rglob("*.parquet"))
+    assert (work / f"{SMOKE}/chaturvedi2021/instances/fig2/instance.json").exists()
     # A valid m still plans, whatever instance files lie around.
     assert "chaturvedi2021_runs_fig2" in planned_jobs(snakemake(work, "-n", "--configfile", "config/smoke.yaml",
                                                                   *data_config()))

@@ -46,23 +46,28 @@ def load_config(*names: str) -> dict:
     return config
 
 
-def of_papers(rel: str, keys=SCHEDULING_PAPERS) -> bool:
-    """Whether a path under results/ (relative to the workdir) belongs to one of the papers ``keys``."""
-    return any(rel.startswith((f"results/{k}/", f"results/claims/{k}.", f"results/audit/{k}.")) for k in keys)
+#: the namespace of the smoke scale's results and logs (config/smoke.yaml), where the workflow tests run
+SMOKE = "results/smoke"
+SMOKE_LOGS = "logs/smoke"
+
+
+def of_papers(rel: str, keys=SCHEDULING_PAPERS, root: str = SMOKE) -> bool:
+    """Whether a path under results/<scale>/ (relative to the workdir) belongs to one of the papers ``keys``."""
+    return any(rel.startswith((f"{root}/{k}/", f"{root}/claims/{k}.", f"{root}/audit/{k}.")) for k in keys)
 
 
 def table_targets(work: Path, keys=SCHEDULING_PAPERS) -> list[str]:
     """Every table, claims file and audit the papers ``keys`` declare in the copy ``work``: what their
     figures and the report read, without the notebooks (which take most of a run's time)."""
     return [f for key, files in registry_files(work).items() if key in keys for f in files
-            if not f.startswith(("results/figures/", "logs/notebooks/"))]
+            if not f.startswith((f"{SMOKE}/figures/", f"{SMOKE_LOGS}/notebooks/"))]
 
 
-def result_files(work: Path) -> dict[str, Path]:
+def result_files(work: Path, root: str = SMOKE) -> dict[str, Path]:
     """Every result table, claims file, audit and per-job run file, by path relative to the workdir."""
     found = {}
-    for pattern in ("results/*/tables/*.csv", "results/*/tables/*.parquet", "results/claims/*.csv",
-                    "results/audit/*.csv", "results/*/runs/**/*.parquet"):
+    for pattern in (f"{root}/*/tables/*.csv", f"{root}/*/tables/*.parquet", f"{root}/claims/*.csv",
+                    f"{root}/audit/*.csv", f"{root}/*/runs/**/*.parquet"):
         found.update({str(p.relative_to(work)): p for p in work.glob(pattern) if p.is_file()})
     return found
 
@@ -119,16 +124,18 @@ def add_toy_paper(work: Path) -> list[Path]:
     return added
 
 
-def registry_files(work: Path) -> dict[str, list[str]]:
+def registry_files(work: Path, scale: str = "smoke") -> dict[str, list[str]]:
     """Per registered paper of the workflow copy ``work`` (toy included when added): its figure files,
-    tables and claims file, as that copy's registry declares them."""
+    tables and claims file at ``scale``, as that copy's registry declares them."""
     code = (
         "import json\n"
+        "from privopt.experiments.protocol import logs_root, results_root\n"
         "from privopt.experiments.registry import papers\n"
-        "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id).values()),"
-        " *(p.executed_notebook(fig.id) for fig in p.figures),"
-        " *(p.table_file(t.stem) for e in p.experiments for t in e.table_files), p.claims_file,"
-        " *([p.audit_file] if p.audit_file else [])]"
+        f"r, g = results_root({scale!r}), logs_root({scale!r})\n"
+        "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id, r).values()),"
+        " *(p.executed_notebook(fig.id, g) for fig in p.figures),"
+        " *(p.table_file(t.stem, r) for e in p.experiments for t in e.table_files), p.claims_file_at(r),"
+        " *([p.audit_file_at(r)] if p.audits else [])]"
         " for k, p in papers().items()}))"
     )
     env = {**os.environ, "PYTHONPATH": str(work / "src")}

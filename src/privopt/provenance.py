@@ -24,7 +24,8 @@ from typing import Any
 
 from privopt.seeding import _canonical
 
-__all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest"]
+__all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest", "file_sha256",
+           "TableChanged", "verify_record"]
 
 #: Distributions whose versions can change the numbers in a table or a figure.
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "llvmlite", "snakemake", "matplotlib", "seaborn")
@@ -122,3 +123,41 @@ def config_digest(obj: Any) -> str:
     """
     text = json.dumps(_canonical(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """sha256 (hex) of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class TableChanged(ValueError):
+    """A table's bytes differ from the sha256 its provenance record holds: it was changed after the
+    pipeline wrote it (by hand, or by another program)."""
+
+
+def verify_record(record_path: str | os.PathLike[str], regenerate: str = "") -> dict[str, Any]:
+    """Check every table a provenance record lists against the sha256 it recorded; return the record.
+
+    Raises :class:`TableChanged` naming the first table that differs (or is missing, or a record
+    without digests), and how to regenerate it (``regenerate``: a command).  Tables are written
+    atomically by the pipeline, so a difference means someone changed a table after it was made.
+    """
+    record = json.loads(Path(record_path).read_text())
+    digests = record.get("sha256")
+    how = f"; regenerate it with `{regenerate}`" if regenerate else ""
+    if not isinstance(digests, dict) or set(digests) != set(record.get("tables", [])):
+        raise TableChanged(f"{record_path}: the provenance record holds no sha256 of its tables (written by an "
+                           f"older version of the pipeline){how}")
+    for table, expected in digests.items():
+        if not Path(table).is_file():
+            raise TableChanged(f"{table}: missing, though {record_path} records it{how}")
+        got = file_sha256(table)
+        if got != expected:
+            raise TableChanged(f"{table}: its sha256 {got[:16]}… is not the {expected[:16]}… that {record_path} "
+                               f"recorded when the pipeline wrote it: the table was changed by hand (or another "
+                               f"program) since{how}")
+    return record

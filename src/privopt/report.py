@@ -1,8 +1,11 @@
 """The reproduction report: every paper's regenerated figures, original captions, settings and claims
 in one self-contained HTML page (images embedded), rendered from ``paper/report.html.j2``.
 
-What a reader sees first: a summary table (per paper and figure, the counts of reproduced / not
-reproduced / not evaluated claim rows, each linking to its section) and the *findings*, sentences
+What a reader sees first: one line per paper, its verdicts at the scale of its committed reference
+results (``reference/<paper>/``, the largest run done) beside this run's, and whether the paper is
+reproduced (experimental papers) or its theorems illustrated (theory papers); then a summary table (per
+paper and figure, the counts of reproduced / not reproduced / inconclusive claim rows, each linking to
+its section) and the *findings*, sentences
 computed from the tables (each paper's :meth:`privopt.experiments.protocol.Claims.find`, plus, for every
 paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
 references).  Then a table of contents; per figure the regenerated image beside the original caption,
@@ -25,15 +28,15 @@ import jinja2
 import pandas as pd
 import yaml
 
-from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.protocol import Finding
 from privopt.io import atomic_path, read_table
 from privopt.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
-           "summary_rows", "audit_rows"]
+           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description"]
 
-VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED)
+VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
 
 def _plain(value: Any) -> str:
@@ -95,7 +98,7 @@ def verdict_findings(claims: pd.DataFrame) -> list[Finding]:
     """For every claim whose rows disagree (reproduced under one reading or reference, not under another):
     one sentence giving each reading's verdict, and where a reading's own rows disagree, each row's threshold."""
     out = []
-    decided = claims[claims["verdict"] != NOT_EVALUATED]
+    decided = claims[claims["verdict"] != INCONCLUSIVE]
     for cid, rows in decided.groupby("claim", sort=False):
         if rows["verdict"].nunique() < 2:
             continue
@@ -140,14 +143,83 @@ def _records(meta: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding]) -> dict[str, Any]:
+def _counts(claims: pd.DataFrame) -> dict[str, int]:
+    counts = claims["verdict"].value_counts() if len(claims) else {}
+    return {v: int(counts.get(v, 0)) for v in VERDICT_ORDER}
+
+
+def attach_reference(claims: list[dict[str, Any]], reference: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """Each claim row of this run with the verdict (and measured value) of the same row on the reference
+    tables: matched by claim, reading and order within them; '' where the reference has no such row."""
+    seen: dict[tuple[str, str], int] = {}
+    ref: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for row in ([] if reference is None else reference.to_dict("records")):
+        key = (row["claim"], row["reading"])
+        ref[(*key, seen.get(key, 0))] = row
+        seen[key] = seen.get(key, 0) + 1
+    seen.clear()
+    out = []
+    for c in claims:
+        key = (c["claim"], c["reading"])
+        match = ref.get((*key, seen.get(key, 0)), {})
+        seen[key] = seen.get(key, 0) + 1
+        out.append({"needs": "", **c, "reference_verdict": match.get("verdict", ""), "reference_measured": match.get("measured", ""),
+                    "reference_needs": match.get("needs", "")})
+    return out
+
+
+def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.DataFrame | None,
+               about: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The report's first-screen line of a paper: this run's verdict counts, the reference's, and what the
+    reference says of the paper (reproduced / partly, or for a theory paper, its theorems illustrated)."""
+    row = {"paper": meta["short"], "anchor": _anchor(meta["key"]), "kind": meta.get("kind", "experimental"),
+           "this": _counts(claims), "reference": None, "label": "", "core_hours": None, "changed": {}, "status": ""}
+    decided = reference if reference is not None else claims
+    scale = "at the reference scale" if reference is not None else "at this run's scale (no reference yet)"
+    counts = _counts(decided)
+    failed = list(dict.fromkeys(decided.loc[decided["verdict"] == NOT_REPRODUCED, "claim"])) if len(decided) else []
+    n = int(len(decided))
+    if row["kind"] == "theory":
+        status = f"Theorems illustrated: {counts[REPRODUCED]} of {n} predictions hold {scale}"
+    elif not failed and counts[REPRODUCED]:
+        status = f"Reproduced {scale}: {counts[REPRODUCED]} of {n} claim rows"
+    else:
+        status = f"Partly reproduced {scale}: {counts[REPRODUCED]} of {n} claim rows"
+    status += f"; not reproduced: {', '.join(failed)}" if failed else ""
+    status += f"; {counts[INCONCLUSIVE]} inconclusive" if counts[INCONCLUSIVE] else ""
+    row["status"] = status + "."
+    if reference is not None:
+        row["reference"] = counts
+    if about:
+        row.update(label=about.get("label", ""), core_hours=about.get("core_hours"),
+                   changed=about.get("changed_modules", {}), written=about.get("written", ""),
+                   ref_commit=(about.get("commit") or "")[:12], cpu=about.get("cpu", ""))
+    return row
+
+
+def data_description(provenance: Mapping[str, Any] | None) -> str:
+    """What data the run read, in words: the canonical file or the subset, with its record count."""
+    if not provenance:
+        return "no external data (simulated instances only)"
+    n = provenance.get("records")
+    what = "the full April 2014 Uber file" if provenance.get("canonical") else "a subset of the April 2014 Uber file"
+    return f"{what} ({n:,} records)" if isinstance(n, int) else what
+
+
+def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
+                   reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
-    claims = claims_table.to_dict("records")
+    ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
+    about = json.loads(Path(reference["about"]).read_text()) if reference else None
+    claims = attach_reference(claims_table.to_dict("records"), ref_claims)
     declared = {f["id"] for f in meta["figures"]}
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
         fig["image_b64"] = base64.b64encode(Path(fig["image"]).read_bytes()).decode("ascii")
+        ref_png = (reference or {}).get("figures", {}).get(fig["id"])
+        fig["reference_image"] = ref_png or ""
+        fig["reference_b64"] = base64.b64encode(Path(ref_png).read_bytes()).decode("ascii") if ref_png else ""
         fig["table"] = fig["tables"][0] if fig["tables"] else ""
         fig["anchor"] = _anchor(meta["key"], fig["id"])
         fig["claims_anchor"] = _anchor(meta["key"], fig["id"], "claims")
@@ -164,6 +236,7 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
     found = [{"text": f.text, "anchor": anchors.get(f.figure, _anchor(meta["key"]))} for f in
              [*findings, *verdict_findings(claims_table)]]
     return {**meta, "figures": figures, "claims": claims, "verdict_counts": verdict_counts,
+            "glance": glance_row(meta, claims_table, ref_claims, about), "reference": about,
             "other_claims": [c for c in claims if c["figure"] not in declared],
             "other_anchor": _anchor(meta["key"], "other"), "other_claims_anchor": _anchor(meta["key"], "other", "claims"),
             "summary": summary_rows(meta, claims_table), "findings": found, "records": _records(meta),
@@ -193,14 +266,19 @@ def audit_rows(audits: pd.DataFrame) -> list[dict[str, Any]]:
 def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]], settings: Mapping[str, Any],
                   provenance: Mapping[str, Any] | None, scale: str, output: str | Path,
                   audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None,
-                  findings: Mapping[str, Sequence[Finding]] | None = None) -> None:
+                  findings: Mapping[str, Sequence[Finding]] | None = None,
+                  references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """Render ``template`` for ``papers`` (key → :meth:`privopt.experiments.protocol.Paper.metadata`) with
     their config sections ``settings``, the data ``provenance`` (None when no paper uses the pickups), the
     ``scale`` label, the privacy-audit table at ``audits`` and each paper's ``findings`` (see
-    :func:`compute_findings`), and write it atomically to ``output``."""
+    :func:`compute_findings`), each paper's reference results ``references`` (key → ``{"claims": csv,
+    "about": json, "figures": {figure id: png}}``, for the papers that have one), and write it atomically to
+    ``output``."""
     template = Path(template)
     findings = findings or {}
-    context = [_paper_context(meta, settings[key], findings.get(key, ())) for key, meta in papers.items()]
+    references = references or {}
+    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key))
+               for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
                              undefined=jinja2.StrictUndefined)
@@ -208,6 +286,7 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     shown = {"scale": scale, **{key: settings[key] for key in papers}}
     html = env.get_template(template.name).render(
         papers=context, provenance=provenance, scale=scale, software=software, audits=audit_table,
+        data=data_description(provenance),
         audit_settings=audit_settings or {}, verdicts=VERDICT_ORDER, config_digest=config_digest(shown))
     with atomic_path(output) as tmp:
         tmp.write_text(html, encoding="utf-8")

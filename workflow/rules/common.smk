@@ -2,6 +2,7 @@
 # blocks, code digests, job resources).  No rules here, and nothing that names one paper: every paper
 # is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -17,9 +18,11 @@ os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("P
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.experiments import cost as run_cost
-from privopt.experiments.codedigest import code_digest
-from privopt.experiments.protocol import ConfigError, point_path, ref_module, seeds_of
+from privopt.experiments.codedigest import code_digest, module_digests
+from privopt.experiments.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
+from privopt.experiments.protocol import settings_key
 from privopt.experiments.registry import papers
+from privopt.provenance import file_sha256, verify_record
 
 PAPERS = papers()
 
@@ -66,6 +69,11 @@ def check_config():
 
 check_config()
 
+# Every result of this run lies under the namespace of its scale (results/<scale>/, logs/<scale>/), so
+# switching scale never overwrites or deletes another scale's results (privopt.experiments.protocol).
+RESULTS = results_root(config["scale"])
+LOGS = logs_root(config["scale"])
+
 
 def uber_local_source():
     """The configured source as an input file when it is a local path (so a new file reruns)."""
@@ -98,34 +106,68 @@ def points_by_path(paper, exp):
 
 
 def run_point(paper, exp, wc):
-    """The parameter point of a run job, from its wildcards."""
+    """The parameter point of a run job, from its wildcards (which must name the current settings)."""
     where = point_path({k: wc[k] for k in exp.point_keys(config[paper.key])})
     try:
-        return points_by_path(paper, exp)[where]
+        point = points_by_path(paper, exp)[where]
     except KeyError:
         raise ConfigError(f"{where!r} is not a parameter point of {paper.key}.{exp.name} in the config") from None
+    current = point_settings_key(paper, exp, point)
+    if wc.get("settings", current) != current:
+        raise ConfigError(f"settings~{wc['settings']} of {paper.key}.{exp.name} at {where!r} are not the settings "
+                          f"of the config (settings~{current}): that run file was made by another configuration")
+    return point
+
+
+def point_settings_key(paper, exp, point):
+    """The folder of a point's run files: the digest of exactly the settings its run jobs read."""
+    return settings_key(exp.settings(config[paper.key], point))
 
 
 def run_files(paper, exp, output="runs"):
     """Every run file of an experiment (points in config order, then seed blocks)."""
-    return [paper.run_file(exp.name, j.point, j.block, output) for j in paper.run_jobs(config[paper.key], exp.name)]
+    return [paper.run_file(exp.name, j.point, j.block, output, root=RESULTS,
+                           settings=point_settings_key(paper, exp, j.point))
+            for j in paper.run_jobs(config[paper.key], exp.name)]
+
+
+def run_settings(paper, exp):
+    """What the runs of an experiment read, per parameter point (written into its tables' provenance)."""
+    section = config[paper.key]
+    return [{"point": point, "settings": exp.settings(section, point),
+             "settings_key": point_settings_key(paper, exp, point)} for point in exp.points(section)]
 
 
 def all_figure_files(kind):
     """Every figure's file of one kind ("png" or "pdf") over the registered papers."""
-    return [p.figure_files(f.id)[kind] for p in PAPERS.values() for f in p.figures]
+    return [p.figure_files(f.id, RESULTS)[kind] for p in PAPERS.values() for f in p.figures]
 
 
 def all_claims_files():
-    return [p.claims_file for p in PAPERS.values()]
+    return [p.claims_file_at(RESULTS) for p in PAPERS.values()]
 
 
 def all_audit_files():
-    return [p.audit_file for p in PAPERS.values() if p.audit_file]
+    return [p.audit_file_at(RESULTS) for p in PAPERS.values() if p.audits]
 
 
 def all_table_files():
-    return [p.table_file(t.stem) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
+    return [p.table_file(t.stem, RESULTS) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
+
+
+def check_tables_stamp(provenance, stamp):
+    """Body of a <paper>_check_<exp> rule: the tables still have the sha256 their record holds."""
+    record = json.loads(Path(provenance).read_text())
+    files = " ".join(f"--configfile {f}" for f in workflow.configfiles if str(f) != "config/config.yaml")
+    verify_record(provenance, regenerate=f"snakemake --cores 1 --forcerun {record['paper']}_tables_"
+                                         f"{record['experiment']} {files}".strip() + " (and your --config options)")
+    Path(stamp).write_text("".join(f"{digest}  {table}\n" for table, digest in record["sha256"].items()))
+
+
+def checked_inputs(paper, stems):
+    """The stamps of the experiments whose tables ``stems`` are: a rule reading a table takes them, so a
+    table changed by hand since its provenance record was written fails before anything reads it."""
+    return [paper.checked_file(name, RESULTS) for name in paper.readers_of(stems)]
 
 
 def uber_provenance_if_used():
@@ -152,7 +194,7 @@ def digest_param(*refs):
 
 def instance_inputs(paper, exp):
     """Every file of each instance the experiment uses, named by the instance."""
-    return {name: [paper.instance_file(name, f) for f in paper.instance(name).outputs] for name in exp.instances}
+    return {name: [paper.instance_file(name, f, RESULTS) for f in paper.instance(name).outputs] for name in exp.instances}
 
 
 def run_file_inputs(paper, exp):
@@ -191,3 +233,88 @@ def job_mem_mb(paper, exp):
 def job_group(paper, exp):
     """Cluster job group of a run job by its predicted length (privopt.experiments.cost.cluster_group)."""
     return lambda wc: run_cost.cluster_group(job_seconds(paper, exp, wc))
+
+
+# ----------------------------------------------------------------------------- reference results
+# (privopt.experiments.reference; rules in workflow/rules/reference.smk)
+
+
+def reference_folder(paper):
+    return f"{config['reference']['folder']}/{paper.key}"
+
+
+def reference_exists(paper):
+    return Path(reference_folder(paper), "manifest.json").is_file()
+
+
+def reference_table_files(paper):
+    """The reference's tables of the paper's claims, as listed in its manifest (so that an edit of one
+    reruns the claims on the reference, where the manifest check then names it)."""
+    listed = json.loads(Path(reference_folder(paper), "manifest.json").read_text()).get("files", {})
+    return [f"{reference_folder(paper)}/{rel}" for rel in listed if rel.startswith("tables/")]
+
+
+def reference_manifest_digest(paper):
+    return file_sha256(Path(reference_folder(paper), "manifest.json"))
+
+
+_MANIFESTS = {}
+
+
+def reference_manifest(paper):
+    if paper.key not in _MANIFESTS:
+        _MANIFESTS[paper.key] = json.loads(Path(reference_folder(paper), "manifest.json").read_text())
+    return _MANIFESTS[paper.key]
+
+
+def reference_table(paper, stem):
+    return f"{reference_folder(paper)}/tables/{paper.table_owner(stem)[1].file}"
+
+
+def reference_figures(paper):
+    """The paper's figures whose every table the reference holds."""
+    listed = reference_manifest(paper).get("files", {})
+    return [f for f in paper.figures
+            if all(f"tables/{paper.table_owner(stem)[1].file}" in listed for stem in f.inputs.values())]
+
+
+def reference_figure_files(paper, fig):
+    return {k: v.replace(f".{k}", f".reference.{k}") for k, v in paper.figure_files(fig.id, RESULTS).items()}
+
+
+def reference_report_inputs():
+    """What the report reads of each paper's reference: its claims, what it is, its figures."""
+    out = {}
+    for paper in PAPERS.values():
+        if reference_exists(paper):
+            out[paper.key] = {"claims": f"{RESULTS}/claims/{paper.key}.reference.csv",
+                              "about": f"{RESULTS}/claims/{paper.key}.reference.json",
+                              "figures": {f.id: reference_figure_files(paper, f)["png"] for f in reference_figures(paper)}}
+    return out
+
+
+def reference_report_files():
+    return [f for ref in reference_report_inputs().values() for f in (ref["claims"], ref["about"], *ref["figures"].values())]
+
+
+def reference_jobs(paper):
+    """Every run job of this configuration with its run files and log (the writer samples a few for verify)."""
+    out = []
+    for exp in paper.experiments:
+        keys = exp.point_keys(config[paper.key])
+        log = paper.run_pattern(exp.name, keys, root=RESULTS).replace(RESULTS, LOGS, 1).replace(".parquet", ".log")
+        for job in paper.run_jobs(config[paper.key], exp.name):
+            skey = point_settings_key(paper, exp, job.point)
+            out.append({"experiment": exp.name, "point": job.point, "block": job.block, "seeds": job.seeds,
+                        "files": {o: paper.run_file(exp.name, job.point, job.block, o, root=RESULTS, settings=skey)
+                                  for o in exp.outputs},
+                        "log": log.format(**{k: point_path({k: v}).split("~", 1)[1] for k, v in job.point.items()},
+                                          settings=skey, block=job.block)})
+    return out
+
+
+def reference_code(paper):
+    """Per experiment, the digest of each library module its runs and tables import (the report names
+    the modules that changed since a reference was computed)."""
+    return {e.name: module_digests(sorted({ref_module(e.run), ref_module(e.tables)}), Path(_src))
+            for e in paper.experiments}

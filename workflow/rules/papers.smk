@@ -2,11 +2,13 @@
 #   <paper>_instance_<name>   raw inputs -> what its runs share          (local)
 #   <paper>_runs_<exp>        one parameter point x one seed block       (the only cluster jobs)
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
+#   <paper>_check_<exp>       tables still as recorded (sha256) -> stamp  (local, in-process)
 #   <paper>_<fig>_plot        tables -> figure, by its notebook          (local)
 #   <paper>_claims            tables -> the paper's claims               (local)
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
-# Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper.
+# Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper, under the
+# namespace of the configured scale (RESULTS = results/<scale>, LOGS = logs/<scale>; common.smk).
 
 
 for _paper in PAPERS.values():
@@ -21,7 +23,7 @@ for _paper in PAPERS.values():
             input:
                 pickups=rules.uber_parse.output[0] if _inst.uses_uber else [],
             output:
-                [_paper.instance_file(_inst.name, f) for f in _inst.outputs],
+                [_paper.instance_file(_inst.name, f, RESULTS) for f in _inst.outputs],
             params:
                 paper=_paper.key,
                 instance=_inst.name,
@@ -30,7 +32,7 @@ for _paper in PAPERS.values():
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"logs/{_paper.key}/instances/{_inst.name}.log",
+                f"{LOGS}/{_paper.key}/instances/{_inst.name}.log",
             script:
                 "../../scripts/instance.py"
 
@@ -43,9 +45,10 @@ for _paper in PAPERS.values():
             input:
                 **instance_inputs(_paper, _exp),
             output:
-                **{o: _paper.run_pattern(_exp.name, _keys, o) for o in _exp.outputs},
+                **{o: _paper.run_pattern(_exp.name, _keys, o, RESULTS) for o in _exp.outputs},
             wildcard_constraints:
                 **{k: "[^/]+" for k in _keys},
+                settings="[0-9a-f]{12}",
                 block=r"\d+-\d+",
             params:
                 paper=_paper.key,
@@ -57,7 +60,7 @@ for _paper in PAPERS.values():
             conda:
                 "../envs/privopt.yaml"
             log:
-                _paper.run_pattern(_exp.name, _keys).replace("results/", "logs/", 1).replace(".parquet", ".log"),
+                _paper.run_pattern(_exp.name, _keys, root=RESULTS).replace(RESULTS, LOGS, 1).replace(".parquet", ".log"),
             threads: 1
             resources:
                 mem_mb=job_mem_mb(_paper, _exp),
@@ -74,20 +77,36 @@ for _paper in PAPERS.values():
             input:
                 **run_file_inputs(_paper, _exp),
             output:
-                tables=[_paper.table_file(t.stem) for t in _exp.table_files],
-                provenance=_paper.provenance_file(_exp.name),
+                tables=[_paper.table_file(t.stem, RESULTS) for t in _exp.table_files],
+                provenance=_paper.provenance_file(_exp.name, RESULTS),
             params:
                 paper=_paper.key,
                 experiment=_exp.name,
                 settings=_exp.table_settings(_section),
+                runs=run_settings(_paper, _exp),
+                scale=config["scale"],
                 code=digest_param(_exp.tables),
                 run_code=digest_param(_exp.run),
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"logs/{_paper.key}/tables/{_exp.name}.log",
+                f"{LOGS}/{_paper.key}/tables/{_exp.name}.log",
             script:
                 "../../scripts/tables.py"
+
+        rule:
+            name:
+                f"{_paper.key}_check_{_exp.name}"
+            localrule: True
+            input:
+                tables=[_paper.table_file(t.stem, RESULTS) for t in _exp.table_files],
+                provenance=_paper.provenance_file(_exp.name, RESULTS),
+            output:
+                _paper.checked_file(_exp.name, RESULTS),
+            log:
+                f"{LOGS}/{_paper.key}/tables/{_exp.name}.check.log",
+            run:
+                check_tables_stamp(input.provenance, output[0])
 
     for _fig in _paper.figures:
 
@@ -96,11 +115,12 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_{_fig.id}_plot"
             localrule: True
             input:
-                **{name: _paper.table_file(stem) for name, stem in _fig.inputs.items()},
+                **{name: _paper.table_file(stem, RESULTS) for name, stem in _fig.inputs.items()},
+                checked=checked_inputs(_paper, list(_fig.inputs.values())),
             output:
-                pdf=_paper.figure_files(_fig.id)["pdf"],
+                pdf=_paper.figure_files(_fig.id, RESULTS)["pdf"],
                 png=report(
-                    _paper.figure_files(_fig.id)["png"],
+                    _paper.figure_files(_fig.id, RESULTS)["png"],
                     caption=f"../report/{_paper.key}_{_fig.id}.rst",
                     category=_paper.short,
                 ),
@@ -113,7 +133,7 @@ for _paper in PAPERS.values():
             conda:
                 "../envs/privopt.yaml"
             log:
-                notebook=_paper.executed_notebook(_fig.id),
+                notebook=_paper.executed_notebook(_fig.id, LOGS),
             notebook:
                 "../notebooks/{params.notebook}.py.ipynb"
 
@@ -122,17 +142,18 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_{_fig.id}"
             localrule: True
             input:
-                list(_paper.figure_files(_fig.id).values()),
+                list(_paper.figure_files(_fig.id, RESULTS).values()),
 
     rule:
         name:
             f"{_paper.key}_claims"
         localrule: True
         input:
-            **{stem: _paper.table_file(stem) for stem in _paper.claims.inputs},
+            **{stem: _paper.table_file(stem, RESULTS) for stem in _paper.claims.inputs},
+            checked=checked_inputs(_paper, _paper.claims.inputs),
         output:
             report(
-                _paper.claims_file,
+                _paper.claims_file_at(RESULTS),
                 caption=f"../report/{_paper.key}_claims.rst",
                 category=_paper.short,
             ),
@@ -144,7 +165,7 @@ for _paper in PAPERS.values():
         conda:
             "../envs/privopt.yaml"
         log:
-            f"logs/{_paper.key}/claims.log",
+            f"{LOGS}/{_paper.key}/claims.log",
         script:
             "../../scripts/claims.py"
 
@@ -155,7 +176,7 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_audit"
             localrule: True
             output:
-                report(_paper.audit_file, caption="../report/privacy_audit.rst", category="Privacy audits"),
+                report(_paper.audit_file_at(RESULTS), caption="../report/privacy_audit.rst", category="Privacy audits"),
             params:
                 paper=_paper.key,
                 samples=config["privacy_audit"]["samples"],
@@ -165,7 +186,7 @@ for _paper in PAPERS.values():
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"logs/{_paper.key}/audit.log",
+                f"{LOGS}/{_paper.key}/audit.log",
             script:
                 "../../scripts/audit.py"
 
@@ -174,5 +195,5 @@ for _paper in PAPERS.values():
             _paper.key
         localrule: True
         input:
-            [f for fig in _paper.figures for f in _paper.figure_files(fig.id).values()],
-            _paper.claims_file,
+            [f for fig in _paper.figures for f in _paper.figure_files(fig.id, RESULTS).values()],
+            _paper.claims_file_at(RESULTS),

@@ -1,18 +1,18 @@
-# The reproduction report: paper/report.html.j2 is its source, results/paper/index.html is rendered
-# from every registered paper's figures, tables and claims.
+# The reproduction report: paper/report.html.j2 is its source, results/<scale>/paper/index.html is
+# rendered from every registered paper's figures, tables and claims of that scale.
 
 
 rule privacy_audit:
-    """Every registered paper's privacy audits in one table (results/audit/audits.csv)."""
+    """Every registered paper's privacy audits in one table (results/<scale>/audit/audits.csv)."""
     localrule: True
     input:
         all_audit_files(),
     output:
-        "results/audit/audits.csv",
+        f"{RESULTS}/audit/audits.csv",
     conda:
         "../envs/privopt.yaml"
     log:
-        "logs/report/privacy_audit.log",
+        f"{LOGS}/report/privacy_audit.log",
     script:
         "../../scripts/audit_table.py"
 
@@ -26,23 +26,27 @@ rule report_html:
         provenance=uber_provenance_if_used(),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
-        records=[p.provenance_file(e.name) for p in PAPERS.values() for e in p.experiments],
+        records=[p.provenance_file(e.name, RESULTS) for p in PAPERS.values() for e in p.experiments],
+        checked=[p.checked_file(e.name, RESULTS) for p in PAPERS.values() for e in p.experiments],
         claims=all_claims_files(),
         audits=rules.privacy_audit.output,
+        references=reference_report_files(),
     output:
-        "results/paper/index.html",
+        f"{RESULTS}/paper/index.html",
     params:
         # Only what the report shows, so an unrelated config edit does not rerun it.
         settings={key: config[key] for key in PAPERS},
-        papers={key: paper.metadata() for key, paper in PAPERS.items()},
+        papers={key: paper.metadata(RESULTS, LOGS) for key, paper in PAPERS.items()},
         scale=config["scale"],
         audit=config["privacy_audit"],
         # what each paper's findings read besides its tables, and the code that computes them
         claims_settings={key: paper.claims.settings(config[key]) for key, paper in PAPERS.items()},
+        # each paper's reference results (reference/<paper>/): its claims, what it is, its figures
+        references=reference_report_inputs(),
         code=digest("privopt.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values())),
     conda:
         "../envs/privopt.yaml"
     log:
-        "logs/report/index.log",
+        f"{LOGS}/report/index.log",
     script:
         "../../scripts/render_report.py"

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["module_file", "imported_modules", "closure", "code_digest"]
+__all__ = ["module_file", "imported_modules", "closure", "code_digest", "module_digests"]
 
 ROOT_PACKAGE = "privopt"
 
@@ -115,3 +115,13 @@ def code_digest(roots: Iterable[str], src: Path | None = None) -> str:
         file = module_file(name, src)
         h.update(name.encode() + b"\0" + _module_digest(str(file), file.stat().st_mtime_ns).encode() + b"\n")
     return h.hexdigest()[:16]
+
+
+def module_digests(roots: Iterable[str], src: Path | None = None) -> dict[str, str]:
+    """Per module of the closure of ``roots``, the digest of its code (16 hex digits): what a reference
+    records, so that the report can say which modules changed since it was computed."""
+    out = {}
+    for name in closure(roots, src):
+        file = module_file(name, src)
+        out[name] = _module_digest(str(file), file.stat().st_mtime_ns)[:16]
+    return out

@@ -13,14 +13,19 @@ referenced as ``"module:function"`` strings, so that declaring a paper imports n
 and the paper's cost model; the workflow digests the source those modules import
 (:mod:`privopt.experiments.codedigest`) so a library change reruns exactly the jobs that use it.
 
-Paths are fixed by convention (a reader of ``results/`` needs no key)::
+Paths are fixed by convention (a reader of ``results/`` needs no key).  Every result lies under the
+*namespace* of the scale that made it, ``<root>`` = ``results/<scale>`` (:func:`results_root`), so a quick
+run never overwrites or deletes a paper-scale one; run files sit further under the digest of the settings
+they read (:func:`settings_key`), so a run of another configuration never replaces (nor, failing, deletes)
+a good one, and switching a setting back finds its runs again::
 
-    results/<paper>/instances/<instance>/<file>
-    results/<paper>/runs/<experiment>/<key>~<value>/…/seeds~<a>-<b>.parquet
-    results/<paper>/tables/<table file>
-    results/figures/<paper>/<figure>.{pdf,png}      workflow/notebooks/<paper>_<figure>.py.ipynb
-    results/claims/<paper>.csv                      workflow/report/<paper>_<figure|claims>.rst
-    results/audit/<paper>.csv                       (the privacy audits of its mechanisms)
+    <root>/<paper>/instances/<instance>/<file>
+    <root>/<paper>/runs/<experiment>/<key>~<value>/…/settings~<digest>/seeds~<a>-<b>.parquet
+    <root>/<paper>/tables/<table file>                (+ <experiment>.provenance.json: settings, sha256)
+    <root>/figures/<paper>/<figure>.{pdf,png}         workflow/notebooks/<paper>_<figure>.py.ipynb
+    <root>/claims/<paper>.csv                         workflow/report/<paper>_<figure|claims>.rst
+    <root>/audit/<paper>.csv                          (the privacy audits of its mechanisms)
+    logs/<scale>/…                                    (each job's log, executed notebooks)
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ __all__ = [
     "seeds_of",
     "resolve",
     "ref_module",
+    "results_root",
+    "logs_root",
+    "settings_key",
+    "RESULTS",
 ]
 
 Section = Mapping[str, Any]
@@ -57,6 +66,35 @@ Point = dict[str, Any]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _VALUE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+#: path keys the layout itself uses (a parameter point cannot use them)
+_RESERVED = ("block", "settings")
+
+#: the results folder of no particular scale (what the path methods use when given no root)
+RESULTS = "results"
+
+
+def results_root(scale: str) -> str:
+    """The namespace of a scale's results: ``results/<scale>``.
+
+    >>> results_root("quick"), results_root("paper")
+    ('results/quick', 'results/paper')
+    """
+    if not re.match(r"^[A-Za-z][A-Za-z0-9_-]*$", scale):
+        raise ValueError(f"scale {scale!r} must be a word (letters, digits, - and _: it names the results folder)")
+    return f"{RESULTS}/{scale}"
+
+
+def logs_root(scale: str) -> str:
+    """Where the jobs of a scale write their logs: ``logs/<scale>``."""
+    return f"logs/{results_root(scale).split('/', 1)[1]}"
+
+
+def settings_key(settings: Mapping[str, Any]) -> str:
+    """The short digest (12 hex digits of the sha256 of the canonical JSON) of the settings one run job
+    reads: the folder its run files lie in, so runs of different settings never share a path."""
+    from privopt.provenance import config_digest
+
+    return config_digest(dict(settings))[:12]
 
 
 # ----------------------------------------------------------------------------- paths and seeds
@@ -202,7 +240,7 @@ class Experiment:
             if tuple(p) != keys:
                 raise ValueError(f"experiment {self.name}: every point must have the keys {keys}, got {tuple(p)}")
         for k in keys:
-            if not _NAME.match(k) or k == "block":
+            if not _NAME.match(k) or k in _RESERVED:
                 raise ValueError(f"experiment {self.name}: point key {k!r} cannot be a path key")
         return keys
 
@@ -297,10 +335,19 @@ class Paper:
     #: black-box privacy audits of the paper's mechanisms: ``"module:function"`` references to functions
     #: returning lists of :class:`privopt.audit.Audit` (run by the ``<paper>_audit`` rule)
     audits: tuple[str, ...] = ()
+    #: "experimental" (the paper has figures: a reproduction can reproduce it) or "theory" (no experiments:
+    #: the figures here illustrate its theorems, and the report says so)
+    kind: str = "experimental"
+    #: ``scale_label(section) -> str``: what a run of this configuration is, in words ("Fig. 5: 30 runs on
+    #: 10^7-round prefixes of the 5·10^7-round runs"), for the reference manifest; None: the generic one
+    #: (:func:`privopt.experiments.reference.describe_scale`: points × runs per experiment)
+    scale_label: Callable[[Section], str] | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):
             raise ValueError(f"paper key {self.key!r} must be a word")
+        if self.kind not in ("experimental", "theory"):
+            raise ValueError(f"paper {self.key}: kind must be 'experimental' or 'theory', got {self.kind!r}")
         for kind, names in (("experiment", [e.name for e in self.experiments]), ("figure", [f.id for f in self.figures]),
                             ("instance", [i.name for i in self.instances])):
             bad = [n for n in names if not _NAME.match(n)]
@@ -353,66 +400,85 @@ class Paper:
         return any(i.uses_uber for i in self.instances)
 
     # ------------------------------------------------------------------ paths
+    # ``root``: the scale's namespace (:func:`results_root`); the workflow always passes it.
 
-    def instance_file(self, instance: str, file: str) -> str:
-        return f"results/{self.key}/instances/{instance}/{file}"
+    def instance_file(self, instance: str, file: str, root: str = RESULTS) -> str:
+        return f"{root}/{self.key}/instances/{instance}/{file}"
 
-    def run_file(self, experiment: str, point: Mapping[str, Any], block: str, output: str = "runs") -> str:
+    def run_file(self, experiment: str, point: Mapping[str, Any], block: str, output: str = "runs",
+                 root: str = RESULTS, settings: str | None = None) -> str:
+        """A run file; ``settings``: the :func:`settings_key` of the settings the run reads (its folder)."""
         exp = self.experiment(experiment)
-        where = point_path(point)
-        return f"results/{self.key}/runs/{experiment}/{where + '/' if where else ''}seeds~{block}{exp.outputs[output]}.parquet"
+        where = "/".join(p for p in (point_path(point), f"settings~{settings}" if settings else "") if p)
+        return f"{root}/{self.key}/runs/{experiment}/{where + '/' if where else ''}seeds~{block}{exp.outputs[output]}.parquet"
 
-    def run_pattern(self, experiment: str, keys: Sequence[str], output: str = "runs") -> str:
-        """The run file with Snakemake wildcards: one per point key, and ``{block}``."""
+    def run_pattern(self, experiment: str, keys: Sequence[str], output: str = "runs", root: str = RESULTS) -> str:
+        """The run file with Snakemake wildcards: one per point key, ``{settings}`` and ``{block}``."""
         exp = self.experiment(experiment)
-        where = "/".join(f"{k}~{{{k}}}" for k in keys)
-        return f"results/{self.key}/runs/{experiment}/{where + '/' if where else ''}seeds~{{block}}{exp.outputs[output]}.parquet"
+        where = "/".join([*(f"{k}~{{{k}}}" for k in keys), "settings~{settings}"])
+        return f"{root}/{self.key}/runs/{experiment}/{where}/seeds~{{block}}{exp.outputs[output]}.parquet"
 
-    def table_file(self, stem: str) -> str:
+    def table_file(self, stem: str, root: str = RESULTS) -> str:
         _, table = self.table_owner(stem)
-        return f"results/{self.key}/tables/{table.file}"
+        return f"{root}/{self.key}/tables/{table.file}"
 
-    def figure_files(self, fid: str) -> dict[str, str]:
-        return {ext: f"results/figures/{self.key}/{fid}.{ext}" for ext in ("pdf", "png")}
+    def figure_files(self, fid: str, root: str = RESULTS) -> dict[str, str]:
+        return {ext: f"{root}/figures/{self.key}/{fid}.{ext}" for ext in ("pdf", "png")}
 
     def notebook(self, fid: str) -> str:
         return f"workflow/notebooks/{self.key}_{fid}.py.ipynb"
 
-    def executed_notebook(self, fid: str) -> str:
-        return f"logs/notebooks/{self.key}_{fid}.ipynb"
+    def executed_notebook(self, fid: str, logs: str = "logs") -> str:
+        return f"{logs}/notebooks/{self.key}_{fid}.ipynb"
 
     def caption(self, name: str) -> str:
         """The ``snakemake --report`` caption of a figure (or of ``claims``)."""
         return f"workflow/report/{self.key}_{name}.rst"
 
-    def provenance_file(self, experiment: str) -> str:
+    def provenance_file(self, experiment: str, root: str = RESULTS) -> str:
         """The provenance record the tables job of ``experiment`` writes beside its tables."""
-        return f"results/{self.key}/tables/{self.experiment(experiment).name}.provenance.json"
+        return f"{root}/{self.key}/tables/{self.experiment(experiment).name}.provenance.json"
+
+    def checked_file(self, experiment: str, root: str = RESULTS) -> str:
+        """The stamp saying the tables of ``experiment`` still have the sha256 their provenance records
+        (every rule that reads a table takes it as input: a table edited by hand fails there)."""
+        return f"{root}/{self.key}/tables/{self.experiment(experiment).name}.checked"
+
+    def claims_file_at(self, root: str = RESULTS) -> str:
+        return f"{root}/claims/{self.key}.csv"
+
+    def audit_file_at(self, root: str = RESULTS) -> str | None:
+        """The paper's audit table (None when it declares no audit)."""
+        return f"{root}/audit/{self.key}.csv" if self.audits else None
 
     @property
     def claims_file(self) -> str:
-        return f"results/claims/{self.key}.csv"
+        return self.claims_file_at()
 
     @property
     def audit_file(self) -> str | None:
-        """The paper's audit table (None when it declares no audit)."""
-        return f"results/audit/{self.key}.csv" if self.audits else None
+        return self.audit_file_at()
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self, root: str = RESULTS, logs: str = "logs") -> dict[str, Any]:
         """What the report shows of the paper: citation, per figure its caption, files and experiments, the
         tables its claims (and findings) read, and the provenance record of each experiment's tables."""
         return {
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
-            "short": self.short, "uses_uber": self.uses_uber, "claims": self.claims_file, "audit": self.audit_file,
+            "short": self.short, "kind": self.kind, "uses_uber": self.uses_uber, "claims": self.claims_file_at(root),
+            "audit": self.audit_file_at(root),
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
-                         "image": self.figure_files(f.id)["png"], "pdf": self.figure_files(f.id)["pdf"],
-                         "tables": [self.table_file(stem) for stem in f.inputs.values()],
+                         "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],
+                         "tables": [self.table_file(stem, root) for stem in f.inputs.values()],
                          "experiments": list(dict.fromkeys(self.table_owner(stem)[0].name for stem in f.inputs.values())),
-                         "notebook": self.executed_notebook(f.id), "target": f"{self.key}_{f.id}"}
+                         "notebook": self.executed_notebook(f.id, logs), "target": f"{self.key}_{f.id}"}
                         for f in self.figures],
-            "claims_tables": {stem: self.table_file(stem) for stem in self.claims.inputs},
-            "provenance": {e.name: self.provenance_file(e.name) for e in self.experiments},
+            "claims_tables": {stem: self.table_file(stem, root) for stem in self.claims.inputs},
+            "provenance": {e.name: self.provenance_file(e.name, root) for e in self.experiments},
         }
+
+    def readers_of(self, stems: Sequence[str]) -> list[str]:
+        """The experiments whose tables ``stems`` are (in declaration order)."""
+        return list(dict.fromkeys(self.table_owner(stem)[0].name for stem in stems))
 
     # ------------------------------------------------------------------ jobs
 

@@ -87,6 +87,7 @@ PAPER = Paper(
     venue="AISTATS 2019 (arXiv 1807.02290)",
     spec="shared/specs/online-convex-and-submodular-min.md",
     short="Rivera Cardoso & Cummings 2019",
+    kind="theory",
     instances=(
         Instance("cells", build="privopt.experiments.cardoso2019.instances:build",
                  outputs=("cells.parquet", "cells.json"), uses_uber=True),

@@ -141,6 +141,7 @@ PAPER = Paper(
     venue="AISTATS 2021 (PMLR 130); the figures are new illustrations of its theorems",
     spec="shared/specs/online-submodular-max.md",
     short="Perez-Salazar & Cummings 2021",
+    kind="theory",
     instances=(
         Instance("uber", build=f"{MOD}.uber:build",
                  outputs=("pick.parquet", "windows.parquet", "signatures.parquet", "instance.json"),

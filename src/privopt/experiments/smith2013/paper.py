@@ -60,6 +60,7 @@ PAPER = Paper(
     venue="NIPS 2013",
     spec="shared/specs/online-convex-and-submodular-min.md",
     short="Smith & Thakurta 2013",
+    kind="theory",
     instances=(
         Instance("disk", build="privopt.experiments.smith2013.instances:build", outputs=("disk.parquet", "disk.json"),
                  uses_uber=True),

@@ -1,0 +1,20 @@
+"""Snakemake entry: today's claims code of a paper on its reference tables (checked against the manifest)."""
+
+import json
+
+from privopt.experiments.claims import claims_frame
+from privopt.experiments.reference import changed_modules, check_manifest, reference_tables
+from privopt.experiments.registry import paper
+from privopt.io import log_to_file, write_csv, write_json
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+the_paper = paper(p.paper)
+manifest = check_manifest(p.folder)
+tables = reference_tables(p.folder, the_paper, the_paper.claims.inputs)
+claims = the_paper.claims.run(tables, the_paper.claims.settings(manifest["config"]))
+write_csv(claims_frame(claims, f"reference ({manifest['scale']})"), snakemake.output.claims)
+write_json({"folder": p.folder, "label": manifest["label"], "scale": manifest["scale"],
+            "core_hours": manifest["core_hours"], "commit": manifest["commit"], "written": manifest["written"],
+            "cpu": manifest["cpu"], "data": manifest["data"],
+            "changed_modules": changed_modules(manifest, p.modules)}, snakemake.output.about)

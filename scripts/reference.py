@@ -1,0 +1,45 @@
+"""Snakemake entry: write reference/<paper>/ from this scale's finished tables (privopt.experiments.reference)."""
+
+import json
+import logging
+from pathlib import Path
+
+from privopt.experiments.reference import choose_verify_jobs, cpu_model, describe_scale, run_seconds, write_reference
+from privopt.experiments.protocol import RunJob, point_path
+from privopt.experiments.registry import paper
+from privopt.io import log_to_file
+from privopt.provenance import environment, verify_record
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+the_paper = paper(p.paper)
+records = [verify_record(r) for r in snakemake.input.records]  # the tables are as the pipeline wrote them
+seconds = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": run_seconds([j["log"]]) for j in p.jobs}
+chosen = choose_verify_jobs(the_paper, p.section, seconds, budget_s=p.budget_s)
+by_key = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": j for j in p.jobs}
+verify, verify_runs = [], {}
+for job in chosen:
+    j = by_key[f"{job.experiment}/{point_path(job.point)}/{job.block}"]
+    rel = {o: "/".join(x for x in (j["experiment"], point_path(j["point"]), f"seeds~{j['block']}{'.' + o if o != 'runs' else ''}.parquet") if x)
+           for o in j["files"]}
+    verify_runs.update({rel[o]: j["files"][o] for o in j["files"]})
+    verify.append({"experiment": j["experiment"], "point": j["point"], "block": j["block"], "seeds": j["seeds"],
+                   "files": {o: f"runs/{r}" for o, r in rel.items()},
+                   "seconds": seconds[f"{job.experiment}/{point_path(job.point)}/{job.block}"]})
+data = json.loads(Path(snakemake.input.data[0]).read_text()) if snakemake.input.data else None
+env = environment()
+label = the_paper.scale_label(p.section) if the_paper.scale_label else describe_scale(the_paper, p.section)
+manifest = {
+    "scale": p.scale, "label": label, "config": p.section, "commit": env["git"]["commit"], "dirty": env["git"]["dirty"],
+    "packages": env["packages"], "python": env["python"], "cpu": cpu_model(),
+    "core_hours": round(sum(seconds.values()) / 3600, 3), "run_jobs": len(p.jobs),
+    "code_digest": {r["experiment"]: r["code_digest"] for r in records},
+    "modules": p.code, "runs": {r["experiment"]: r.get("runs", []) for r in records},
+    "data": None if data is None else {k: data.get(k) for k in ("source", "sha256", "records", "canonical")},
+    "verify": verify,
+}
+tables = {Path(t).name: t for t in snakemake.input.tables}
+written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest)
+Path(snakemake.output[0]).write_text(json.dumps({"folder": p.folder, "files": written["files"]}, indent=1) + "\n")
+logging.getLogger("reference").info("%s: %d files, %d bytes, %.2f core-hours; verify: %d jobs", p.paper,
+                                    len(written["files"]), written["bytes"], manifest["core_hours"], len(verify))

@@ -1,0 +1,25 @@
+"""Snakemake entry: recompute the run jobs a paper's reference sampled and compare them row by row."""
+
+import logging
+import tempfile
+
+import pandas as pd
+
+from privopt.experiments.reference import verify_jobs
+from privopt.experiments.registry import paper
+from privopt.io import log_to_file, write_csv
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+inputs = {"pickups": snakemake.input.pickups} if snakemake.input.get("pickups") else {}
+with tempfile.TemporaryDirectory(prefix=f"verify-{p.paper}-") as work:
+    found = verify_jobs(p.folder, paper(p.paper), inputs, work)
+bad = [f for f in found if f["mismatch"]]
+for f in found:
+    logging.getLogger("verify").info("%s: %s in %.2f s", f["job"], f["mismatch"] or "identical", f["seconds"])
+if bad:
+    raise SystemExit(f"verify_{p.paper}: {len(bad)} of {len(found)} recomputed run jobs differ from the reference "
+                     f"{p.folder}: " + "; ".join(f["mismatch"] for f in bad))
+if not found:
+    raise SystemExit(f"verify_{p.paper}: the reference {p.folder} samples no run job to recompute")
+write_csv(pd.DataFrame(found), snakemake.output[0])

@@ -1,0 +1,104 @@
+# Reference results (privopt.experiments.reference): the tables of the largest run of each paper,
+# committed under reference/<paper>/, and what the pipeline does with them.
+#   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand)
+#   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
+#   verify_<paper>, verify     recompute the run jobs the reference sampled, compare row by row  (on demand)
+# Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
+# rewrites the committed reference: only `snakemake reference_<paper>` does.
+
+
+for _paper in PAPERS.values():
+
+    rule:
+        name:
+            f"reference_{_paper.key}"
+        localrule: True
+        input:
+            tables=[_paper.table_file(t.stem, RESULTS) for e in _paper.experiments for t in e.table_files],
+            checked=[_paper.checked_file(e.name, RESULTS) for e in _paper.experiments],
+            records=[_paper.provenance_file(e.name, RESULTS) for e in _paper.experiments],
+            data=uber_provenance_if_used() if _paper.uses_uber else [],
+        output:
+            f"{RESULTS}/reference/{_paper.key}.written",
+        params:
+            paper=_paper.key,
+            folder=reference_folder(_paper),
+            section=config[_paper.key],
+            scale=config["scale"],
+            jobs=reference_jobs(_paper),
+            code=reference_code(_paper),
+            budget_s=config["reference"]["verify_seconds"],
+        log:
+            f"{LOGS}/reference/{_paper.key}.log",
+        script:
+            "../../scripts/reference.py"
+
+    if reference_exists(_paper):
+
+        rule:
+            name:
+                f"{_paper.key}_claims_reference"
+            localrule: True
+            input:
+                reference_table_files(_paper),
+            output:
+                claims=f"{RESULTS}/claims/{_paper.key}.reference.csv",
+                about=f"{RESULTS}/claims/{_paper.key}.reference.json",
+            params:
+                paper=_paper.key,
+                folder=reference_folder(_paper),
+                manifest=reference_manifest_digest(_paper),
+                code=digest_param(_paper.claims.evaluate, "privopt.experiments.reference:check_manifest"),
+                modules=reference_code(_paper),
+            log:
+                f"{LOGS}/{_paper.key}/claims.reference.log",
+            script:
+                "../../scripts/claims_reference.py"
+
+        _ref_section = reference_manifest(_paper)["config"]
+        for _fig in reference_figures(_paper):
+
+            rule:
+                name:
+                    f"{_paper.key}_{_fig.id}_plot_reference"
+                localrule: True
+                input:
+                    **{name: reference_table(_paper, stem) for name, stem in _fig.inputs.items()},
+                output:
+                    pdf=reference_figure_files(_paper, _fig)["pdf"],
+                    png=reference_figure_files(_paper, _fig)["png"],
+                params:
+                    **_fig.params(_ref_section),
+                    scale=f"reference: {reference_manifest(_paper)['label']}",
+                    notebook=f"{_paper.key}_{_fig.id}",
+                    manifest=reference_manifest_digest(_paper),
+                conda:
+                    "../envs/privopt.yaml"
+                log:
+                    notebook=_paper.executed_notebook(_fig.id, LOGS).replace(".ipynb", ".reference.ipynb"),
+                notebook:
+                    "../notebooks/{params.notebook}.py.ipynb"
+
+        rule:
+            name:
+                f"verify_{_paper.key}"
+            localrule: True
+            input:
+                manifest=f"{reference_folder(_paper)}/manifest.json",
+                pickups=rules.uber_parse.output[0] if _paper.uses_uber else [],
+            output:
+                f"results/verify/{_paper.key}.csv",
+            params:
+                paper=_paper.key,
+                folder=reference_folder(_paper),
+            log:
+                f"logs/verify/{_paper.key}.log",
+            script:
+                "../../scripts/verify.py"
+
+
+rule verify:
+    """Recompute the sampled run jobs of every paper's reference and compare them row by row."""
+    localrule: True
+    input:
+        [f"results/verify/{p.key}.csv" for p in PAPERS.values() if reference_exists(p)],
