@@ -263,7 +263,6 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     # keys no run reads: no run job
     ({"chaturvedi2021": {"fig1": {"plot_reading": "authors_code"}}}, {}),
     ({"shariff2018": {"exp2": {"plot_until": 1000}}}, {}),
-    ({"scale": "custom"}, {}),
     # a key every run of one experiment reads: exactly those runs
     ({"shariff2018": {"exp3": {"rec_points": 5}}}, {"shariff2018_runs_exp3": 4}),
     ({"chaturvedi2021": {"eps": 0.2}}, {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4}),
@@ -273,6 +272,48 @@ def test_config_edits_plan_only_the_run_jobs_that_read_them(smoke_runs, tmp_path
     extra.write_text(yaml.safe_dump(edit))
     jobs = planned_jobs(snakemake(smoke_runs[2], "-n", "--configfile", "config/smoke.yaml", str(extra), *data_config()))
     assert _runs(jobs) == expected, jobs
+
+
+@pytest.mark.slow
+@needs_subset
+def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caught(tmp_path):
+    """Results of another scale or another setting are never overwritten nor deleted, by a run or by a
+    failed attempt; switching back plans nothing; a table changed by hand fails before anything reads it."""
+    work = copy_workflow(tmp_path / "wf", toy=True)
+    base = ["--configfile", "config/smoke.yaml", *data_config()]
+    snakemake(work, "--cores", "2", "toy", *base)
+    smoke = {rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel}
+    assert smoke and all(rel.startswith(f"{SMOKE}/toy/") for rel in smoke)
+
+    # another scale: its own namespace; the smoke results stay byte for byte
+    snakemake(work, "--cores", "2", "toy", *base, "--config", "scale=custom")
+    assert result_files(work, "results/custom") and {
+        rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel} == smoke
+    assert planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
+
+    # another setting that fails in its run job: the good run files of the first setting survive it
+    runs_py = work / "src/privopt/experiments/toy/runs.py"
+    _edit(runs_py, '    n, eps = int(settings["n"]), float(point["eps"])\n',
+          '    n, eps = int(settings["n"]), float(point["eps"])\n    if n == 999:\n        raise RuntimeError("planted failure")\n')
+    bad = tmp_path / "n999.yaml"
+    bad.write_text(yaml.safe_dump({"toy": {"n": 999}}))
+    proc = snakemake(work, "--cores", "2", "toy", *base, str(bad), "--keep-going", check=False)
+    assert proc.returncode != 0
+    after = {rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel and "/runs/" in rel}
+    assert after == {rel: b for rel, b in smoke.items() if "/runs/" in rel}
+    # the planted line changed the runs' code: put it back, and the first setting plans nothing again
+    runs_py.write_text(runs_py.read_text().replace('    if n == 999:\n        raise RuntimeError("planted failure")\n', ""))
+    assert planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
+
+    # a table changed by hand: its check fails naming it and the command that regenerates it
+    table = work / SMOKE / "toy/tables/fig1.csv"
+    table.write_text(table.read_text().replace(",", ", ", 1))
+    proc = snakemake(work, "--cores", "1", "toy", *base, check=False)
+    log = (work / SMOKE_LOGS / "toy/tables/laplace.check.log").read_text()
+    assert proc.returncode != 0 and f"{SMOKE}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
+    assert "snakemake --cores 1 --forcerun toy_tables_laplace" in log
+    snakemake(work, "--cores", "1", "toy", "--forcerun", "toy_tables_laplace", *base)
+    assert table.read_bytes() == smoke[f"{SMOKE}/toy/tables/fig1.csv"]
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from typing import Any
 from privopt.seeding import _canonical
 
 __all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest", "file_sha256",
-           "TableChanged", "verify_record"]
+           "TableChanged", "verify_record", "write_check_stamp"]
 
 #: Distributions whose versions can change the numbers in a table or a figure.
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "llvmlite", "snakemake", "matplotlib", "seaborn")
@@ -161,3 +161,10 @@ def verify_record(record_path: str | os.PathLike[str], regenerate: str = "") -> 
                                f"recorded when the pipeline wrote it: the table was changed by hand (or another "
                                f"program) since{how}")
     return record
+
+
+def write_check_stamp(record_path: str | os.PathLike[str], stamp: str | os.PathLike[str], regenerate: str = "") -> None:
+    """:func:`verify_record`, then a stamp listing the checked tables and their sha256 (what every rule that
+    reads the tables takes as input)."""
+    record = verify_record(record_path, regenerate)
+    Path(stamp).write_text("".join(f"{digest}  {table}\n" for table, digest in record["sha256"].items()))

@@ -22,7 +22,7 @@ from privopt.experiments.codedigest import code_digest, module_digests
 from privopt.experiments.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.experiments.protocol import settings_key
 from privopt.experiments.registry import papers
-from privopt.provenance import file_sha256, verify_record
+from privopt.provenance import file_sha256
 
 PAPERS = papers()
 
@@ -155,13 +155,10 @@ def all_table_files():
     return [p.table_file(t.stem, RESULTS) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
 
 
-def check_tables_stamp(provenance, stamp):
-    """Body of a <paper>_check_<exp> rule: the tables still have the sha256 their record holds."""
-    record = json.loads(Path(provenance).read_text())
+def regenerate_command(paper, exp):
+    """The command that writes an experiment's tables anew (named by its check when a table was changed)."""
     files = " ".join(f"--configfile {f}" for f in workflow.configfiles if str(f) != "config/config.yaml")
-    verify_record(provenance, regenerate=f"snakemake --cores 1 --forcerun {record['paper']}_tables_"
-                                         f"{record['experiment']} {files}".strip() + " (and your --config options)")
-    Path(stamp).write_text("".join(f"{digest}  {table}\n" for table, digest in record["sha256"].items()))
+    return f"snakemake --cores 1 --forcerun {paper.key}_tables_{exp.name} {files} (and your --config options)".replace("  ", " ")
 
 
 def checked_inputs(paper, stems):

@@ -28,6 +28,8 @@ for _paper in PAPERS.values():
             jobs=reference_jobs(_paper),
             code=reference_code(_paper),
             budget_s=config["reference"]["verify_seconds"],
+        conda:
+            "../envs/privopt.yaml"
         log:
             f"{LOGS}/reference/{_paper.key}.log",
         script:
@@ -50,6 +52,8 @@ for _paper in PAPERS.values():
                 manifest=reference_manifest_digest(_paper),
                 code=digest_param(_paper.claims.evaluate, "privopt.experiments.reference:check_manifest"),
                 modules=reference_code(_paper),
+            conda:
+                "../envs/privopt.yaml"
             log:
                 f"{LOGS}/{_paper.key}/claims.reference.log",
             script:
@@ -91,6 +95,8 @@ for _paper in PAPERS.values():
             params:
                 paper=_paper.key,
                 folder=reference_folder(_paper),
+            conda:
+                "../envs/privopt.yaml"
             log:
                 f"logs/verify/{_paper.key}.log",
             script:

@@ -34,6 +34,25 @@ def check(section) -> None:
                 "(quick runs are prefixes of the full-horizon run)")
 
 
+def _sci(x: float) -> str:
+    """10^5, 2·10^6, 5·10^7: how the paper writes its horizons."""
+    mant, exp = f"{float(x):.0e}".split("e")
+    return f"10^{int(exp)}" if mant == "1" else f"{mant}·10^{int(exp)}"
+
+
+def scale_label(section) -> str:
+    """What a run of this configuration is, in words (the reference manifest and the report show it)."""
+    parts = []
+    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp3", "Fig. 5")):
+        e = section[name]
+        horizon = (f"{_sci(e['n'])}-round runs" if e["n_rounds"] in (None, e["n"])
+                   else f"{_sci(e['n_rounds'])}-round prefixes of the {_sci(e['n'])}-round runs")
+        grid = (f"d ∈ {{{', '.join(str(d) for d in e['dims'])}}} × 2 reward models, " if name == "exp1"
+                else f"{len(e['gaps'])} gaps, " if name == "exp3" else "")
+        parts.append(f"{what}: {grid}{e['runs']} runs on {horizon}")
+    return "; ".join(parts)
+
+
 EXP1_READS = ("n", "n_rounds", "gap", "rec_every")
 EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_rule", "k_rule", "rec_every",
               "audit_rounds")
@@ -46,6 +65,7 @@ PAPER = Paper(
     venue="NeurIPS 2018",
     spec="shared/specs/private-linear-bandits.md",
     short="Shariff & Sheffet 2018",
+    scale_label=scale_label,
     experiments=(
         Experiment(
             name="fig1",
