@@ -420,3 +420,45 @@ def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
         "F1.a", "F2.a", "F2.b", "F2.c", "F3.a", "F3.b", "F4.a", "F4.b", "F4.c", "F4.d", "F4.e", "F4.f",
         "F5.a", "F5.b", "F5.c", "F5.d", "F5.e", "S.1", "S.2"]
     assert {r.verdict for r in rows} == {INCONCLUSIVE} and {r.paper for r in rows} == {"shariff2018"}
+
+
+# ----------------------------------------------------------------------------- findings
+
+
+def _claims_table(tables, s=SETTINGS) -> pd.DataFrame:
+    from privopt.experiments.claims import claims_frame
+    return claims_frame(claims.evaluate(tables, s), "test")
+
+
+def test_findings_state_wishart_unshifted_against_wishart_with_its_interval():
+    """At the paper's settings, WU 17.5 % below Wishart at Δ = 0.1 (30 runs, 2 % noise) is stated, with p and the
+    interval of the difference, and called a difference beyond noise; the sentence comes from the tables."""
+    means = {**PAPER_LIKE, (0.1, "wishart_unshifted"): 0.825 * 80e3}
+    fig4 = synthetic_fig4(means, seeds=30, ts=(0, 10**7, 2 * 10**7, N_FULL), flat_after=2 * 10**7)
+    tables = {"fig4_runs": fig4}
+    found = claims.findings(tables, _claims_table(tables), SETTINGS)
+    text = next(f.text for f in found if f.figure == "fig4")
+    assert text.startswith("Figure 4 at t* = 20,000,000 (30 runs per variant, paper scale)")
+    rel = fig4[(fig4["t"] == 2 * 10**7) & (fig4["gap"] == 0.1)].groupby("variant")["regret"].mean()
+    pct = 100 * (1 - rel["wishart_unshifted"] / rel["wishart"])
+    assert f"at Δ = 0.1 WishartUnshifted's mean regret is {pct:.1f} % below Wishart's" in text
+    assert "the two differ beyond noise at Δ = 0.1, 0" in text
+    assert one("F4.d", tables).verdict == NOT_REPRODUCED  # |rel. diff.| 17.5 % > 15 % and p < 0.05
+
+
+def test_findings_say_that_few_runs_decide_nothing_and_list_the_undecided_claims():
+    tables = {"fig4_runs": synthetic_fig4(PAPER_LIKE, seeds=4)}
+    table = _claims_table(tables, settings(n_rounds=1000))
+    found = claims.findings(tables, table, settings(n_rounds=1000))
+    wu = next(f.text for f in found if f.figure == "fig4")
+    assert "(4 runs per variant, below the paper's settings)" in wu and "decide nothing" in wu
+    undecided = next(f.text for f in found if "inconclusive at this scale" in f.text)
+    n_incl = int(((table["verdict"] == INCONCLUSIVE) & (table["claim"] != "F5.e")).groupby(table["claim"]).any().sum())
+    assert undecided.startswith(f"{n_incl} of {table.loc[table['claim'] != 'F5.e', 'claim'].nunique()} gated claims")
+    for cid in ("F4.a", "F4.c", "F4.d", "F4.e"):  # tested on 4 runs; F4.e on prefix runs
+        assert cid in undecided
+    assert "F5.e" not in undecided  # descriptive, never gated
+
+
+def test_findings_without_tables_or_claims_are_empty():
+    assert claims.findings({}, None, SETTINGS) == []

@@ -136,14 +136,14 @@ def _q(quick: bool, threshold: str, reading: str) -> str:
 
 
 def _judge(supports: bool, contradicts: bool, runs_min: int, *, tested: bool, unit: str,
-           undecided: str) -> tuple[bool | None, str, str]:
+           undecided: str, paper_runs: int = PAPER_EXP2["runs"]) -> tuple[bool | None, str, str]:
     """(holds, needs, note) under the module's rules.
 
     ``tested``: the claim gates on a test or an interval (needs ≥ MIN_SEEDS runs per point to decide at
     all); ``contradicts`` is only believed with ≥ MIN_SEEDS runs per point (an interval from fewer is not
     one).  ``unit`` names a point ("(variant, Δ)"); ``undecided`` says what is undecided when the data
-    straddle the threshold."""
-    more = f"≈ {PAPER_EXP2['runs']} runs per {unit}, the paper's (≥ {MIN_SEEDS} for any interval)"
+    straddle the threshold; ``paper_runs`` the paper's runs per point."""
+    more = f"≈ {paper_runs} runs per {unit}, the paper's (≥ {MIN_SEEDS} for any interval)"
     if runs_min < MIN_SEEDS:
         note = f"{runs_min} runs per {unit}: too few for a standard error (≥ {MIN_SEEDS})"
         if tested:
@@ -282,7 +282,7 @@ def _f2a(tables, settings) -> Outcome:
                        needs="≥ 3 values of d with non-constant mean regret")
     n = int(exp1_runs.groupby(["reward", "d"]).size().min())
     holds, needs, note = _judge(all(r >= rho_min for r in rhos), any(h < rho_min for h in his), n, tested=False,
-                                unit="(model, d)", undecided=f"the interval of ρ reaches {rho_min}")
+                                unit="(model, d)", paper_runs=PAPER_EXP1["runs"], undecided=f"the interval of ρ reaches {rho_min}")
     return Outcome("; ".join(parts), holds, threshold=threshold, details="; ".join(x for x in (why, note) if x),
                    needs=needs)
 
@@ -304,7 +304,7 @@ def _f2b(tables, settings) -> Outcome:
         worst, worst_lo = max(worst, share), max(worst_lo, lo if math.isfinite(lo) else -np.inf)
         n_min = int(last["n"]) if n_min is None else min(n_min, int(last["n"]))
         rows.append(f"{reward} d={d}: {_fmt(share, 2)}")
-    holds, needs, note = _judge(worst <= 0.10, worst_lo > 0.10, n_min or 0, tested=False, unit="(model, d)",
+    holds, needs, note = _judge(worst <= 0.10, worst_lo > 0.10, n_min or 0, tested=False, unit="(model, d)", paper_runs=PAPER_EXP1["runs"],
                                 undecided="the interval of a share reaches 0.10")
     return Outcome(f"max share of R̄_n added in the second half = {_fmt(worst, 3)}; " + ", ".join(rows), holds,
                    details=note, needs=needs)
@@ -332,7 +332,7 @@ def _f2c(tables, settings) -> Outcome:
     n = int(exp1_runs.groupby(["reward", "d"]).size().min())
     holds, needs, note = _judge(share >= 0.7 and 0.5 <= geo <= 0.97,
                                 geo_hi < 0.5 or geo_lo > 0.97 or above > 0.3 * len(common), n, tested=False,
-                                unit="(model, d)", undecided="the interval of the ratio reaches the threshold")
+                                unit="(model, d)", paper_runs=PAPER_EXP1["runs"], undecided="the interval of the ratio reaches the threshold")
     return Outcome(f"±1 < Gaussian at {share:.0%} of d; geometric mean ratio = {_fmt(geo)} (95% CI "
                    f"{_ci(geo_lo, geo_hi)}); ±1 significantly ≥ Gaussian at {above} of {len(common)} d", holds,
                    details=note, needs=needs)
@@ -362,7 +362,7 @@ def _f3a(tables, settings) -> Outcome:
     supports = all(lo <= b_all <= hi and lo <= b_mean <= hi for b_all, b_mean, _ in slopes.values())
     contradicts = any(ci[1] < lo or ci[0] > hi for _, _, ci in slopes.values())
     n = int(exp1_runs.groupby(["reward", "d"]).size().min())
-    holds, needs, note = _judge(supports, contradicts, n, tested=False, unit="(model, d)",
+    holds, needs, note = _judge(supports, contradicts, n, tested=False, unit="(model, d)", paper_runs=PAPER_EXP1["runs"],
                                 undecided=f"the slope's interval reaches [{lo}, {hi}]")
     threshold = _q(quick, f"OLS slope of log R̂_n on log d in [{lo}, {hi}] (all runs and per-d means)",
                    _exp1_reading(exp1_runs))
@@ -381,7 +381,7 @@ def _f3b(tables, settings) -> Outcome:
     n = int(exp1_runs.groupby(["reward", "d"]).size().min())
     holds, needs, note = _judge(all(ci[0] > 1.3 for _, _, ci in slopes.values()),
                                 any(ci[1] <= 1.3 for _, _, ci in slopes.values()), n, tested=True,
-                                unit="(model, d)", undecided="the interval of b contains 1.3")
+                                unit="(model, d)", paper_runs=PAPER_EXP1["runs"], undecided="the interval of b contains 1.3")
     threshold = _q(quick, "lower end of the bootstrap 95% CI of b > 1.3 for both models", _exp1_reading(exp1_runs))
     return Outcome("; ".join(parts), holds, threshold=threshold, details="; ".join(x for x in (why, note) if x),
                    needs=needs)
