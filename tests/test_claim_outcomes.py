@@ -834,6 +834,13 @@ def test_every_claim_has_every_outcome(paper, module, cases):
                 f"{cid}: no inconclusive case from the data's power ({', '.join(POWER)})"
 
 
+def test_the_descriptive_set_is_the_papers_own():
+    """The claims tested as descriptive are those the module reports without a gate (its findings skip them)."""
+    assert DESCRIPTIVE["shariff2018"] == set(sh.DESCRIPTIVE)
+    rows = sh.CLAIMS.evaluate_one("F5.e", *quick5()())
+    assert rows[0].verdict == NE and rows[0].needs.startswith("nothing: descriptive")
+
+
 @pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
                          ids=["shariff2018", "chaturvedi2021"])
 def test_inconclusive_rows_say_what_would_decide_them(paper, module, cases):
