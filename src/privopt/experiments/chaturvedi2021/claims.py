@@ -15,8 +15,8 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.cla
 * **Reproduced** when the estimate meets the threshold on the claim's own points (and its test passes).
 * **Inconclusive at this scale** otherwise: a straddling interval (the ``needs`` column asks for more runs,
   the authors ran 400), fewer than :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point (a claim
-  gating on an SEM decides nothing then, and no interval is believed), or points the claim speaks about
-  that did not run.
+  gating on an SEM — F1.c, F1.e, F1.x–z, F2.a, F2.b, F2.c, F2.e — decides nothing then, and no interval is
+  believed for the others), or points the claim speaks about that did not run.
 * **Points.**  A claim's own points are the authors' grid (r ∈ {10, 13, 16, 19, 22, 25}; m ∈ {1000, 2000,
   …, 10000}) within its range: F1.c and the derived F1.x–z speak of r ∈ (10, 20], i.e. 13–19; F1.d of
   r = 10 and the next rank, 13; F1.e of [10, 20]; F1.f of r ≥ 22 (22 and 25).  The ranks that ran must

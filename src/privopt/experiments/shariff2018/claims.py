@@ -17,7 +17,7 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.cla
   or range.  F4.e has no Q reading (the spec: "paper-scale only"): on prefix runs it is *inconclusive*,
   needing runs to n = 5·10^7.
 * **Tests and standard errors.**  A claim that gates on a Welch p-value or a bootstrap interval (F3.b,
-  F4.a, F4.c, F4.d, F5.a) needs at least :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point,
+  F4.a, F4.c, F4.d with the prop9 γ' — its claim20 reading reports p only —, F5.a) needs at least :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point,
   else it is *inconclusive* (a non-significant test on 3–4 runs says nothing; so does a significant one
   whose standard error rests on 3 degrees of freedom), needing ≈ 30 runs (the paper's).
 * **Not reproduced** only when the interval of the measured effect excludes what the claim states: a
