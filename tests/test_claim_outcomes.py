@@ -1,10 +1,15 @@
-"""Every claim of both papers in each of its outcomes: ``reproduced``, ``not reproduced`` and ``not evaluated``.
+"""Every claim of both papers in each of its outcomes: ``reproduced``, ``not reproduced`` and ``inconclusive
+at this scale``.
 
 The tables are small synthetic ones built with fixed seeds; each case's numbers sit clearly on one side of
-the claim's threshold (the comments say why where it is not obvious).  Claims whose threshold depends on
-the scale that ran (Shariff & Sheffet F2.a, F3.a, F4.c, F5.b, F5.c) are tested at the paper's settings and
-below them, and with a value that passes the quick (Q) threshold and fails the paper's.  A claim added to a
-paper without outcome cases here fails :func:`test_every_claim_has_every_outcome`.
+the claim's threshold (the comments say why where it is not obvious).  "Not reproduced" cases have an
+interval of the effect that excludes the claim (≥ 10 runs per point); "inconclusive" cases include, beside
+missing tables, the data's lack of power: too few runs per point (``few-runs``), an interval that straddles
+the threshold (``straddle``), prefix runs or points the claim speaks about that did not run (``prefix-runs``,
+``points``).  Claims whose threshold depends on the scale that ran (Shariff & Sheffet F2.a, F3.a, F4.c, F5.b,
+F5.c) are tested at the paper's settings and below them, and with a value that passes the quick (Q)
+threshold and fails the paper's.  A claim added to a paper without outcome cases here fails
+:func:`test_every_claim_has_every_outcome`.
 """
 
 from __future__ import annotations
@@ -18,15 +23,19 @@ import pandas as pd
 import pytest
 
 from privopt.experiments.chaturvedi2021 import claims as ch
-from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED, VERDICTS
+from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 from privopt.experiments.shariff2018 import claims as sh
 from privopt.experiments.shariff2018 import runs
 from privopt.mechanisms import accounting
 
-R, NR, NE = REPRODUCED, NOT_REPRODUCED, NOT_EVALUATED
+R, NR, NE = REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE
 
-#: claims that report without a gate: "not evaluated" is their only outcome
+#: claims that report without a gate: "inconclusive" is their only outcome
 DESCRIPTIVE = {"shariff2018": {"F5.e"}, "chaturvedi2021": set()}
+#: exact checks (no sampling: power does not enter), the only claims without a power case
+EXACT = {"shariff2018": {"F1.a", "F4.f", "S.2"}, "chaturvedi2021": {"F1.a"}}
+#: labels of the inconclusive cases that come from the data's power, not from a missing table
+POWER = ("few-runs", "straddle", "prefix-runs", "points")
 
 
 @dataclass(frozen=True)
@@ -108,7 +117,7 @@ QUICK_DIMS = (4, 6, 8, 11, 16, 23)
 PAPER_DIMS = sh.PAPER_EXP1["dims"]  # the 17 paper values, 4 … 64
 
 
-def exp1_runs(power: float = 2.0, *, pm1: float = 0.8, dims=QUICK_DIMS, runs_per_d: int = 6, t: int = 100_000,
+def exp1_runs(power: float = 2.0, *, pm1: float = 0.8, dims=QUICK_DIMS, runs_per_d: int = 12, t: int = 100_000,
               noise: float = 0.05, order=None, rewards=("gaussian", "pm1"), seed: int = 0) -> pd.DataFrame:
     """Final regret of every run: f·3·d^power·exp(noise·z), f = 1 (Gaussian) or ``pm1`` (±1); ``order``
     permutes which d gets which mean (to break the monotone trend)."""
@@ -145,13 +154,13 @@ SWAP_0_5 = [5, 1, 2, 3, 4, 0, *range(6, 17)]
 assert abs(1 - 6 * 50 / (17 * 288) - 0.9387) < 1e-4
 
 
-def fig2_curves(second_half: float, *, final: float = 100.0) -> pd.DataFrame:
-    """Mean regret curves with R̄_n = ``final`` and a share ``second_half`` of it added after n/2."""
+def fig2_curves(second_half: float, *, final: float = 100.0, n: int = 12) -> pd.DataFrame:
+    """Mean regret curves with R̄_n = ``final`` and a share ``second_half`` of it added after n/2 (``n`` runs)."""
     rows = []
     for reward in ("gaussian", "pm1"):
         for d in (4, 8):
             for t, m in ((0, 0.0), (500, final * (1 - second_half)), (1000, final)):
-                rows.append({"reward": reward, "d": d, "t": t, "mean": m, "std": 1.0, "sem": 0.5, "n": 4})
+                rows.append({"reward": reward, "d": d, "t": t, "mean": m, "std": 1.0, "sem": 0.5, "n": n})
     return pd.DataFrame(rows)
 
 
@@ -164,7 +173,7 @@ FLAT = {(0.0, "nonprivate"): 0.05, (0.0, "gaussian"): 0.1, (0.0, "wishart"): 0.1
         (0.1, "nonprivate"): 0.01, (0.1, "gaussian"): 0.01, (0.1, "wishart"): 0.01, (0.1, "wishart_unshifted"): 0.01}
 
 
-def fig4_runs(means: dict, *, seeds: int = 8, ts=(0, 2_000_000, 4_000_000), t_star: int = 4_000_000,
+def fig4_runs(means: dict, *, seeds: int = 12, ts=(0, 2_000_000, 4_000_000), t_star: int = 4_000_000,
               growth: dict | None = None, sd: float = 0.02, seed: int = 1) -> pd.DataFrame:
     """Per-run curves: run s reaches means[gap, variant]·(1 + sd·z_s) at ``t_star`` (linear before; one z per
     (gap, seed), common to the variants like the real runs' common random numbers) and grows by the
@@ -183,7 +192,7 @@ def fig4_runs(means: dict, *, seeds: int = 8, ts=(0, 2_000_000, 4_000_000), t_st
 
 
 def quick4(means=PAPER_LIKE, *, edit=None, gamma_rule: str = "prop9", **kw):
-    """Below the paper's Exp. 2 settings: 8 runs, prefix runs to t* = n_rounds = 4·10^6."""
+    """Below the paper's Exp. 2 settings: 12 runs, prefix runs to t* = n_rounds = 4·10^6."""
     def build():
         frame = fig4_runs(means, **kw)
         if edit is not None:
@@ -192,10 +201,10 @@ def quick4(means=PAPER_LIKE, *, edit=None, gamma_rule: str = "prop9", **kw):
     return build
 
 
-def paper4(means=PAPER_LIKE, *, growth=FLAT, edit=None, **kw):
+def paper4(means=PAPER_LIKE, *, growth=FLAT, edit=None, seeds: int = 30, **kw):
     """At the paper's settings: 30 runs, full runs to n = 5·10^7 recorded at t* = 2·10^7."""
     def build():
-        frame = fig4_runs(means, seeds=30, ts=(0, 10_000_000, 20_000_000, N), t_star=20_000_000, growth=growth, **kw)
+        frame = fig4_runs(means, seeds=seeds, ts=(0, 10_000_000, 20_000_000, N), t_star=20_000_000, growth=growth, **kw)
         if edit is not None:
             frame = edit(frame)
         return {"fig4_runs": frame}, SH_SETTINGS
@@ -247,7 +256,7 @@ def audit_case(edit=None, *, missing: bool = False, audit_rounds: int = 100):
 
 
 def _violate(col, value, variant="wishart", gap=0.0, k=2):
-    """Break one bound on ``k`` of the 100 audited rounds of one configuration (98 % there)."""
+    """Break one bound on ``k`` of the 100 audited rounds of one configuration (100 − k % there)."""
     def edit(a):
         a = a.copy()
         a.loc[a.index[(a["variant"] == variant) & (a["gap"] == gap)][:k], col] = value
@@ -265,7 +274,7 @@ GOOD5 = {0.0: 60e3, 0.00625: 40e3, 0.1: 10e3}
 GOOD5_PAPER = {0.0: 60e3, 0.0015625: 50e3, 0.00625: 40e3, 0.025: 25e3, 0.1: 10e3}
 
 
-def fig5_runs(cost: dict, *, seeds: int = 4, t: int = 2_000_000, base: float = 10e3, sd: float = 0.01,
+def fig5_runs(cost: dict, *, seeds: int = 12, t: int = 2_000_000, base: float = 10e3, sd: float = 0.01,
               grid=GRID, seed: int = 2) -> pd.DataFrame:
     """Final regret per (mechanism, Δ, ρ_min, run): base + cost[Δ]·log(ρ/ρ_def)/log(ρ_top/ρ_def) above the
     mechanism's default ρ_def, base below it; relative noise sd."""
@@ -283,7 +292,7 @@ def fig5_runs(cost: dict, *, seeds: int = 4, t: int = 2_000_000, base: float = 1
 
 
 def quick5(cost=GOOD5, **kw):
-    """Below the paper's Exp. 3 settings: 4 runs, prefix runs to 2·10^6, the 3 quick gaps."""
+    """Below the paper's Exp. 3 settings: 12 runs, prefix runs to 2·10^6, the 3 quick gaps."""
     return lambda: ({"fig5_runs": fig5_runs(cost, **kw)}, SH_SETTINGS)
 
 
@@ -325,12 +334,17 @@ SH_CASES = [
     Case("F2.a", R, exp1_case(paper_exp1), "paper", tier="paper", threshold="≥ 0.95"),
     Case("F2.a", R, exp1_case(exp1_runs), "quick", tier="quick", threshold="≥ 0.9 "),
     Case("F2.a", NR, exp1_case(exp1_runs, order=[5, 4, 3, 2, 1, 0]), tier="quick", measured="ρ = -1"),
+    Case("F2.a", NE, exp1_case(exp1_runs, order=[5, 4, 3, 2, 1, 0], runs_per_d=4), "few-runs", tier="quick",
+         measured="ρ = -1"),  # below the threshold, but 4 runs per d give no interval
     Case("F2.a", NE, exp1_case(exp1_runs, dims=(4, 8)), "two-dims", measured="ρ = nan over 2 d"),
     Case("F2.a", NE, exp1_case(exp1_runs, power=0.0, noise=0.0), "constant", measured="ρ = nan"),
     Case("F2.a", NE, empty("exp1_runs", EXP1_COLS), "empty", measured="no data: exp1_runs"),
     # --- F2.b: (R̄_n − R̄_{n/2}) / R̄_n ≤ 0.10
     Case("F2.b", R, lambda: ({"fig2": fig2_curves(0.01)}, SH_SETTINGS)),
     Case("F2.b", NR, lambda: ({"fig2": fig2_curves(0.5)}, SH_SETTINGS)),
+    Case("F2.b", NE, lambda: ({"fig2": fig2_curves(0.5, n=4)}, SH_SETTINGS), "few-runs"),
+    # share 0.11: (11 − 2·(0.5 + 0.5))/(100 + 1) = 0.089 at the lower end, which reaches 0.10
+    Case("F2.b", NE, lambda: ({"fig2": fig2_curves(0.11)}, SH_SETTINGS), "straddle"),
     Case("F2.b", NE, lambda: ({"fig2": fig2_curves(0.5, final=0.0)}, SH_SETTINGS), "zero", measured="not a finite"),
     Case("F2.b", NE, lambda: ({"fig2": fig2_curves(0.01).assign(mean=lambda f: f["mean"].where(f["t"] < 1000))},
                               SH_SETTINGS), "nan", measured="not a finite"),  # R̄_n NaN
@@ -338,30 +352,44 @@ SH_CASES = [
     # --- F2.c: ±1 below Gaussian at ≥ 70 % of d, geometric-mean ratio in [0.5, 0.97]
     Case("F2.c", R, exp1_case(exp1_runs, pm1=0.8)),
     Case("F2.c", NR, exp1_case(exp1_runs, pm1=1.2)),
+    Case("F2.c", NE, exp1_case(exp1_runs, pm1=1.2, runs_per_d=4), "few-runs"),
+    # ratio 0.98 with 30 % noise: the interval of the geometric mean reaches 0.97
+    Case("F2.c", NE, exp1_case(exp1_runs, pm1=0.98, noise=0.3), "straddle"),
     Case("F2.c", NE, exp1_case(exp1_runs, rewards=("gaussian",)), "one-model", measured="both reward models"),
     Case("F2.c", NE, missing("exp1_runs"), "missing"),
     # --- F3.a: slope in [1.7, 2.3] (Q [1.6, 2.4])
     Case("F3.a", R, exp1_case(paper_exp1, power=2.0), "paper", tier="paper", threshold="[1.7, 2.3]"),
     Case("F3.a", R, exp1_case(exp1_runs, power=2.0), "quick", tier="quick", threshold="[1.6, 2.4]"),
     Case("F3.a", NR, exp1_case(exp1_runs, power=1.0), tier="quick"),
+    Case("F3.a", NE, exp1_case(exp1_runs, power=1.0, runs_per_d=4), "few-runs", tier="quick"),
+    # slope 1.55 with 50 % noise: the bootstrap interval reaches 1.6
+    Case("F3.a", NE, exp1_case(exp1_runs, power=1.55, noise=0.5), "straddle", tier="quick"),
     Case("F3.a", NE, exp1_case(exp1_runs, dims=(4, 8)), "two-dims", measured="fewer than 3 values of d"),
     Case("F3.a", NE, lambda: ({"exp1_runs": _with_nan(exp1_runs())}, SH_SETTINGS), "nan", measured="not a finite"),
     Case("F3.a", NE, missing("exp1_runs"), "missing"),
     # --- F3.b: lower end of the bootstrap 95 % CI > 1.3 (5 % noise, 6 runs per d: the CI is ~ ±0.03 wide)
     Case("F3.b", R, exp1_case(exp1_runs, power=2.0)),
     Case("F3.b", NR, exp1_case(exp1_runs, power=1.2)),
+    Case("F3.b", NE, exp1_case(exp1_runs, power=2.0, runs_per_d=4), "few-runs", measured="95% CI"),
+    Case("F3.b", NE, exp1_case(exp1_runs, power=1.3, noise=0.3), "straddle"),  # the interval contains 1.3
     Case("F3.b", NE, exp1_case(exp1_runs, dims=(4, 8)), "two-dims"),
     Case("F3.b", NE, lambda: ({"exp1_runs": _with_nan(exp1_runs())}, SH_SETTINGS), "nan", measured="not a finite"),
     Case("F3.b", NE, missing("exp1_runs"), "missing"),
     # --- F4.a: R̄_Gauss < 0.5·R̄_Wishart, Welch p < 0.01, each Δ
     Case("F4.a", R, quick4()),
     Case("F4.a", NR, quick4({**PAPER_LIKE, (0.0, "gaussian"): 90e3, (0.1, "gaussian"): 90e3})),
+    Case("F4.a", NE, quick4(seeds=4), "few-runs", measured="p = "),  # p ≈ 0, but 4 runs: no standard error
+    # Gauss/Wishart 0.5 with 20 % noise: significant (p < 0.01) but the interval of R̄_G − 0.5·R̄_W contains 0
+    Case("F4.a", NE, quick4({**PAPER_LIKE, (0.0, "gaussian"): 40e3, (0.1, "gaussian"): 40e3}, sd=0.2), "straddle"),
     Case("F4.a", NE, quick4(edit=_drop_variants("wishart")), "no-wishart"),
     Case("F4.a", NE, quick4(edit=_one_seed), "one-run", measured="not a finite"),  # Welch p needs 2 runs a side
     Case("F4.a", NE, missing("fig4_runs"), "missing"),
     # --- F4.b: R̄_NonPrivate < 0.02·min private R̄ (1000/12000 = 0.083)
     Case("F4.b", R, quick4()),
     Case("F4.b", NR, quick4({**PAPER_LIKE, (0.1, "nonprivate"): 1000})),
+    Case("F4.b", NE, quick4({**PAPER_LIKE, (0.1, "nonprivate"): 1000}, seeds=4), "few-runs"),
+    # NonPrivate / Gaussian = 250/12000 = 0.021 with 20 % noise: the interval reaches 0.02
+    Case("F4.b", NE, quick4({**PAPER_LIKE, (0.1, "nonprivate"): 250}, sd=0.2), "straddle"),
     Case("F4.b", NE, quick4(edit=_drop_variants("nonprivate")), "no-nonprivate"),
     Case("F4.b", NE, quick4(edit=lambda f: _with_nan(f[f["t"] == f["t"].max()])), "nan", measured="not a finite"),
     Case("F4.b", NE, missing("fig4_runs"), "missing"),
@@ -369,6 +397,10 @@ SH_CASES = [
     Case("F4.c", R, paper4(), "paper", tier="paper", threshold="≥ 1.3·R̄_Wishart, one-sided Welch p < 0.01"),
     Case("F4.c", R, quick4(), "quick", tier="quick", threshold="≥ 1.2·R̄_Wishart, one-sided Welch p < 0.05"),
     Case("F4.c", NR, quick4({**PAPER_LIKE, (0.0, "wishart_unshifted"): 60e3}), measured="WU largest: False"),
+    # the issue's quick run: WU/Wishart ≈ 1.11 on 4 runs (p ≈ 0.3) decides nothing
+    Case("F4.c", NE, quick4({**PAPER_LIKE, (0.0, "wishart_unshifted"): 89e3}, seeds=4, sd=0.2), "few-runs",
+         tier="quick"),
+    Case("F4.c", NE, quick4({**PAPER_LIKE, (0.0, "wishart_unshifted"): 92e3}, sd=0.2), "straddle", tier="quick"),
     Case("F4.c", NE, quick4(edit=_drop_gap(0.0)), "no-gap-0", measured="needs Δ = 0"),
     Case("F4.c", NE, missing("fig4_runs"), "missing"),
     # --- F4.d: at Δ = 0.1 Welch p > 0.05 and |rel. diff.| ≤ 0.15, ≥ 0.2 below Δ = 0 (WU = W·1.00625 at Δ = 0.1,
@@ -380,6 +412,10 @@ SH_CASES = [
                            gamma_rule="claim20"), "claim20", threshold="claim20"),
     Case("F4.d", NR, quick4({**PAPER_LIKE, (0.0, "wishart_unshifted"): 120e3, (0.1, "wishart_unshifted"): 96e3}),
          "prop9"),
+    Case("F4.d", NE, quick4(seeds=4), "few-runs"),  # p > 0.05 on 4 runs says nothing
+    # claim20 (no test): |rel. diff.| 0.3 with 30 % noise, the interval reaches 0.25
+    Case("F4.d", NE, quick4({**PAPER_LIKE, (0.0, "wishart_unshifted"): 140e3, (0.1, "wishart_unshifted"): 104e3},
+                            sd=0.3, gamma_rule="claim20"), "straddle"),
     Case("F4.d", NE, quick4(edit=_drop_gap(0.1)), "no-gap-0.1", measured="needs Δ = 0 and Δ = 0.1"),
     Case("F4.d", NE, quick4(edit=_one_seed), "one-run", measured="not a finite"),  # Welch p needs 2 runs a side
     Case("F4.d", NE, missing("fig4_runs"), "missing"),
@@ -387,6 +423,7 @@ SH_CASES = [
     Case("F4.e", R, paper4()),
     Case("F4.e", NR, paper4(growth={**FLAT, (0.1, "gaussian"): 0.05})),  # 0.05/1.05 = 0.048 > 0.03
     Case("F4.e", NE, quick4(), "prefix-runs", measured="paper scale only"),
+    Case("F4.e", NE, paper4(growth={**FLAT, (0.1, "gaussian"): 0.05}, seeds=4), "few-runs"),
     Case("F4.e", NE, paper4({(0.05, v): m for (g, v), m in PAPER_LIKE.items() if g == 0.0}, growth={}), "no-paper-gap",
          measured="Δ = 0 or Δ = 0.1"),
     Case("F4.e", NE, missing("fig4_runs"), "missing"),
@@ -402,6 +439,9 @@ SH_CASES = [
     # --- F5.a: R̄(ρ_top, 0) ≥ 1.5·R̄(ρ_def, 0), Welch p < 0.01 (70k/10k = 7; 12k/10k = 1.2)
     Case("F5.a", R, quick5()),
     Case("F5.a", NR, quick5({**GOOD5, 0.0: 2e3})),
+    Case("F5.a", NE, quick5(seeds=3), "few-runs"),  # the issue's quick run: 3 runs decide nothing
+    # R̄(ρ_top)/R̄(ρ_def) = 1.5 with 20 % noise: the interval of R̄_top − 1.5·R̄_def contains 0
+    Case("F5.a", NE, quick5({**GOOD5, 0.0: 5e3}, sd=0.2), "straddle"),
     Case("F5.a", NE, quick5(_without(GOOD5, 0.0)), "no-gap-0", measured="Δ = 0 not run"),
     Case("F5.a", NE, quick5(grid=[g for g in GRID if g not in RHO_DEF.values()]), "no-default",
          measured="default ρ or Δ = 0 not run"),
@@ -411,6 +451,9 @@ SH_CASES = [
     Case("F5.b", R, paper5(), "paper", tier="paper", threshold="≤ 0.35·Inc(0)"),
     Case("F5.b", R, quick5(), "quick", tier="quick", threshold="≤ 0.6·Inc(0)"),
     Case("F5.b", NR, quick5({**GOOD5, 0.1: 60e3}), tier="quick"),
+    Case("F5.b", NE, quick5({**GOOD5, 0.1: 60e3}, seeds=3), "few-runs", tier="quick"),
+    # Inc(0.1)/Inc(0) = 37/60 = 0.62 with 20 % noise on each cell: the interval reaches 0.6
+    Case("F5.b", NE, quick5({**GOOD5, 0.1: 37e3}, sd=0.2), "straddle", tier="quick"),
     Case("F5.b", NE, quick5(_without(GOOD5, 0.1)), "no-gap-0.1"),
     Case("F5.b", NE, lambda: ({"fig5_runs": fig5_runs(GOOD5).assign(  # every run of (Gaussian, Δ = 0, ρ_top) NaN
         regret=lambda f: f["regret"].mask((f["mechanism"] == "gaussian") & (f["gap"] == 0.0) & (f["rho_min"] == max(GRID))))},
@@ -421,6 +464,8 @@ SH_CASES = [
     Case("F5.c", R, quick5(), "quick", tier="quick", threshold="the two extreme gaps only"),
     Case("F5.c", NR, paper5(F5C_SPLIT), "paper", tier="paper", measured="Spearman -0.6"),
     Case("F5.c", NR, quick5({0.0: 10e3, 0.00625: 40e3, 0.1: 60e3}), "quick", tier="quick"),
+    Case("F5.c", NE, quick5({0.0: 10e3, 0.00625: 40e3, 0.1: 60e3}, seeds=3), "few-runs", tier="quick"),
+    Case("F5.c", NE, quick5({0.0: 10e3, 0.00625: 40e3, 0.1: 11e3}, sd=0.2), "straddle", tier="quick"),
     Case("F5.c", NE, quick5(_without(GOOD5, 0.1)), "no-gap-0.1"),
     Case("F5.c", NE, paper5({g: 0.0 for g in PAPER_GAPS}, sd=0.0), "constant-ranges",
          measured="not a finite"),  # paper tier, every range 0: Spearman undefined
@@ -428,6 +473,9 @@ SH_CASES = [
     # --- F5.d: Spearman(Δ, R̄(ρ_top, Δ)) ≤ −0.8 (R̄(ρ_top) = 10k + cost: −1 for GOOD5, +1 reversed)
     Case("F5.d", R, quick5()),
     Case("F5.d", NR, quick5({0.0: 10e3, 0.00625: 40e3, 0.1: 60e3})),
+    Case("F5.d", NE, quick5({0.0: 10e3, 0.00625: 40e3, 0.1: 60e3}, seeds=3), "few-runs"),
+    # R̄(ρ_top) 70k, 20k, 23k with 20 % noise: ρ = −0.5 as measured, the interval reaches −0.8
+    Case("F5.d", NE, quick5({0.0: 60e3, 0.00625: 10e3, 0.1: 13e3}, sd=0.2), "straddle", measured="= -0.5"),
     Case("F5.d", NE, quick5(_without(GOOD5, 0.00625)), "two-gaps", measured="2 gaps run; needs at least 3"),
     Case("F5.d", NE, missing("fig5_runs"), "missing"),
     # --- F5.e: descriptive, never gated
@@ -435,7 +483,10 @@ SH_CASES = [
     Case("F5.e", NE, missing("fig5_runs"), "missing"),
     # --- S.1: bounds hold on ≥ 99 % of audited rounds per private configuration (98 % in one: fails)
     Case("S.1", R, audit_case(), measured="smallest share 100.00%"),
-    Case("S.1", NR, audit_case(_violate("lambda_min_H", 0.5 * 1.7e5)), measured="98.00%"),
+    # 90 % in one configuration: the Clopper–Pearson upper end (95.1 %) is below 99 %
+    Case("S.1", NR, audit_case(_violate("lambda_min_H", 0.5 * 1.7e5, k=10)), measured="90.00%"),
+    # 98 % of 100: below 99 %, but the interval reaches it (upper end 99.8 %)
+    Case("S.1", NE, audit_case(_violate("lambda_min_H", 0.5 * 1.7e5)), "straddle", measured="98.00%"),
     Case("S.1", NE, audit_case(missing=True, audit_rounds=0), "audit-off", measured="audit_rounds = 0"),
     Case("S.1", NE, audit_case(lambda a: a.iloc[:0]), "empty", measured="no audited rounds"),
     Case("S.1", NE, audit_case(lambda a: a[a["variant"] == "nonprivate"]), "nonprivate-only",
@@ -502,7 +553,7 @@ PROTO_FIG1 = {
 }
 
 
-def fig1_table(means: dict, ranks=RANKS, sem: float = 0.4, pcg_eps0: float = PCG_EPS0) -> pd.DataFrame:
+def fig1_table(means: dict, ranks=RANKS, sem: float = 0.4, pcg_eps0: float = PCG_EPS0, n: int = 400) -> pd.DataFrame:
     """Summary rows of ``means``; E[Random] (the exact reference) equals Random unless given."""
     rows = []
     if "Random" in means and "E[Random]" not in means:
@@ -511,7 +562,7 @@ def fig1_table(means: dict, ranks=RANKS, sem: float = 0.4, pcg_eps0: float = PCG
         for r, v in zip(ranks, values):
             eps0 = {"PCG": pcg_eps0, "DPG": 0.1 / r, "Random": 0.0, "PCG0": 0.0}.get(algorithm, np.nan)
             rows.append({"reading": "paper", "point": r, "algorithm": algorithm, "mean": v, "std": sem * 20,
-                         "sem": sem, "n": 400, "eps0": eps0})
+                         "sem": sem, "n": n, "eps0": eps0})
     return pd.DataFrame(rows)
 
 
@@ -533,6 +584,8 @@ def f1(means=REPO_FIG1, *, keep=None, edit=None, settings=CH_SETTINGS, **kw):
 # Σ over the ranks 13, 16, 19 is 4.5 = 6.5 SE (√(3·0.4²) = 0.69).
 DIAG_FIG1 = {"PCG - PCG_perm": [1.5] * 6, "PCG0 - Random": [1.5] * 6, "PCG0 - E[Random]": [1.5] * 6}
 NO_EDGE = {name: [0.0] * 6 for name in DIAG_FIG1}
+REVERSED = {name: [-1.5] * 6 for name in DIAG_FIG1}   # Σ = −4.5 = −6.5 SE: the interval excludes a gain
+QUICK_RANKS = (10, 16, 22)                            # the spec's quick ranks: (10, 20] holds 16 only
 
 
 def f1_nan(algorithm: str, rank: int, col: str = "mean"):
@@ -550,14 +603,14 @@ CAL_DPG = [0.7942, 0.7873, 0.7831, 0.7783]  # DPG falling from 0.794 to 0.778
 
 
 def fig2_table(pcg=CAL_PCG, dpg=CAL_DPG, ms=MS, sem: float = 0.0014, greedy: float = 0.7612,
-               random_offset: float = -0.001, drop=()) -> pd.DataFrame:
+               random_offset: float = -0.001, drop=(), n: int = 400) -> pd.DataFrame:
     rows = []
     for i, m in enumerate(ms):
         for algorithm, v in {"PCG": pcg[i], "DPG": dpg[i], "Greedy": greedy, "Random": pcg[i] + random_offset,
                              "E[Random]": pcg[i] + random_offset, "basis {A,B}": 0.7612, "basis {A,C}": 0.8271}.items():
             if algorithm not in drop:
                 rows.append({"reading": "paper", "point": m, "algorithm": algorithm, "mean": v, "std": sem * 20,
-                             "sem": sem, "n": 400, "eps0": np.nan})
+                             "sem": sem, "n": n, "eps0": np.nan})
     return pd.DataFrame(rows)
 
 
@@ -584,11 +637,16 @@ CH_CASES = [
     Case("F1.a", NR, f1(pcg_eps0=0.02), "eps0"),  # above every ε/r, but not the paper's 0.01006
     Case("F1.a", NR, f1(ranks=(9, 13, 16, 19, 22, 25)), "rank-9"),  # ε/9 = 0.0111 > ε0_PCG
     Case("F1.a", NE, f1(settings={**CH_SETTINGS, "eps": 0.5}), "other-eps"),
+    Case("F1.a", NE, f1(keep=(13, 16, 19, 22, 25)), "points", measured="ε0_PCG"),  # ε/r is largest at r = 10
     Case("F1.a", NE, f1_nan("PCG", 10, "eps0"), "nan", measured="not a finite"),
     Case("F1.a", NE, ch_missing, "missing", measured="no data: fig1"),
     # --- F1.b: Greedy above all at every r, range over r < 1
     Case("F1.b", R, f1()),
     Case("F1.b", NR, f1(edit={"Greedy": {25: 84.0}})),  # below PCG's 84.76 at r = 25
+    Case("F1.b", R, f1(keep=QUICK_RANKS), "quick", threshold="Q reading on r ∈ {10, 16, 22}"),
+    Case("F1.b", NE, f1(edit={"Greedy": {25: 84.0}}, n=5), "few-runs"),
+    # PCG 0.32 above Greedy at r = 25: the margin's interval (± 1.13) contains 0
+    Case("F1.b", NE, f1(edit={"PCG": {25: 89.3}}), "straddle"),
     Case("F1.b", NE, f1({k: v for k, v in REPO_FIG1.items() if k != "Greedy"}), "no-greedy", measured="no runs of Greedy"),
     Case("F1.b", NE, f1_nan("Greedy", 16), "nan", measured="not a finite"),
     Case("F1.b", NE, ch_missing, "missing"),
@@ -596,11 +654,18 @@ CH_CASES = [
     Case("F1.c", R, f1()),
     Case("F1.c", NR, f1(PROTO_FIG1, sem=0.5)),  # PCG − DPG = −1.28, −0.55, −0.75: Σ < 0
     Case("F1.c", NE, f1(keep=(22, 25)), "no-mid-rank", measured="no rank in (10, 20]"),
+    Case("F1.c", NE, f1(keep=QUICK_RANKS), "points"),  # holds at r = 16, but 13 and 19 did not run
+    Case("F1.c", NR, f1(keep=QUICK_RANKS, edit={"PCG": {16: 78.0}}), "points-contradicted"),  # −1.99 < −2·0.57
+    Case("F1.c", NE, f1(n=5), "few-runs"),
+    Case("F1.c", NE, f1(PROTO_FIG1, sem=0.6), "straddle"),  # Σ = −2.58 = −1.8 SE
     Case("F1.c", NE, f1_nan("DPG", 13), "nan", measured="the mean of DPG at 13 is not a finite number"),
     Case("F1.c", NE, ch_missing, "missing"),
     # --- F1.d: |gap(10)| ≤ 1 and gap(next r) ≥ 0
     Case("F1.d", R, f1()),
-    Case("F1.d", NR, f1(edit={"PCG": {10: 78.0}})),  # gap at r = 10: 1.77
+    Case("F1.d", NR, f1(edit={"PCG": {10: 79.0}})),  # gap at r = 10: 2.77 − 2·0.57 > 1
+    Case("F1.d", NE, f1(edit={"PCG": {10: 78.0}}), "straddle"),  # gap 1.77: its interval reaches 1
+    Case("F1.d", NE, f1(edit={"PCG": {10: 79.0}}, n=5), "few-runs"),
+    Case("F1.d", NE, f1(keep=QUICK_RANKS), "points", measured="r=16"),  # the next rank run is 16, not 13
     Case("F1.d", NE, f1(keep=(13, 16, 19, 22, 25)), "no-rank-10", measured="needs r = 10"),
     Case("F1.d", NE, f1_nan("PCG", 10), "nan", measured="not a finite"),
     Case("F1.d", NE, ch_missing, "missing"),
@@ -608,30 +673,45 @@ CH_CASES = [
     Case("F1.e", R, f1()),
     Case("F1.e", NR, f1(edit={"Random": {13: 80.0}})),  # above PCG's 79.79
     Case("F1.e", NE, f1(keep=(22, 25)), "no-band-rank", measured="no rank in [10, 20]"),
+    Case("F1.e", NE, f1(keep=QUICK_RANKS), "points"),
+    Case("F1.e", NE, f1(n=5), "few-runs"),
+    Case("F1.e", NE, f1(edit={"Random": {13: 80.2}, "DPG": {13: 79.5}}), "straddle"),  # PCG − R = −0.41 ± 1.13
     Case("F1.e", NE, f1_nan("Random", 19), "nan", measured="not a finite"),
     Case("F1.e", NE, ch_missing, "missing"),
     # --- F1.f: r ≥ 22: |X − Random| ≤ 1.5, Greedy ≥ 3 above both
     Case("F1.f", R, f1()),
-    Case("F1.f", NR, f1(edit={"DPG": {25: 86.5}})),  # 86.5 − 84.17 = 2.33 > 1.5
+    Case("F1.f", NR, f1(edit={"DPG": {25: 87.5}})),  # 87.5 − 84.17 = 3.33, less 2·0.57 still > 1.5
+    Case("F1.f", NE, f1(edit={"DPG": {25: 86.5}}), "straddle"),  # 2.33 > 1.5, but 2.33 − 1.13 < 1.5
+    Case("F1.f", NE, f1(edit={"DPG": {25: 87.5}}, n=5), "few-runs"),
+    Case("F1.f", NE, f1(keep=QUICK_RANKS), "points"),  # r = 22 only
     Case("F1.f", NE, f1(keep=(10, 13, 16, 19)), "no-high-rank", measured="no rank ≥ 22"),
     Case("F1.f", NE, f1_nan("PCG", 25), "nan", measured="not a finite"),
     Case("F1.f", NE, ch_missing, "missing"),
     # --- F1.x: Σ_{r ∈ (10, 20]} (PCG − PCG0) > 2 SE (1.5 per rank: z = 4.5/√(3·2·0.4²) = 4.6)
     Case("F1.x", R, f1(REPO_FIG1 | {"PCG0": [v - 1.5 for v in REPO_FIG1["PCG"]]})),
-    Case("F1.x", NR, f1(REPO_FIG1 | {"PCG0": REPO_FIG1["PCG"]})),
+    Case("F1.x", NR, f1(REPO_FIG1 | {"PCG0": [v + 1.5 for v in REPO_FIG1["PCG"]]})),
+    Case("F1.x", NE, f1(REPO_FIG1 | {"PCG0": REPO_FIG1["PCG"]}), "straddle"),
+    Case("F1.x", NE, f1(REPO_FIG1 | {"PCG0": [v - 1.5 for v in REPO_FIG1["PCG"]]}, n=5), "few-runs"),
+    Case("F1.x", NE, f1(REPO_FIG1 | {"PCG0": [v - 1.5 for v in REPO_FIG1["PCG"]]}, keep=QUICK_RANKS), "points"),
     Case("F1.x", NE, f1(), "no-pcg0", measured="PCG0"),
     Case("F1.x", NE, f1_nan("PCG0", 16), "nan", measured="not a finite"),
     Case("F1.x", NE, ch_missing, "missing"),
     # --- F1.y: Σ_{r ∈ (10, 20]} paired (PCG − PCG_perm) > 2 SE
     Case("F1.y", R, f1(REPO_FIG1 | DIAG_FIG1), measured="6.5 SE"),
-    Case("F1.y", NR, f1(REPO_FIG1 | NO_EDGE)),
+    Case("F1.y", NR, f1(REPO_FIG1 | REVERSED)),
+    Case("F1.y", NE, f1(REPO_FIG1 | NO_EDGE), "straddle"),
+    Case("F1.y", NE, f1(REPO_FIG1 | DIAG_FIG1, n=5), "few-runs"),
+    Case("F1.y", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=QUICK_RANKS), "points"),
     Case("F1.y", NE, f1(), "no-perm", measured="no paired runs of PCG and PCG_perm"),
     Case("F1.y", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=(10, 22, 25)), "no-mid-rank", measured="no rank in (10, 20]"),
     Case("F1.y", NE, f1_nan("PCG - PCG_perm", 16), "nan", measured="not a finite"),
     Case("F1.y", NE, ch_missing, "missing"),
     # --- F1.z: Σ_{r ∈ (10, 20]} paired (PCG0 − R) > 2 SE, against Random and against E[Random]
     Case("F1.z", R, f1(REPO_FIG1 | DIAG_FIG1), measured="6.5 SE"),
-    Case("F1.z", NR, f1(REPO_FIG1 | NO_EDGE)),
+    Case("F1.z", NR, f1(REPO_FIG1 | REVERSED)),
+    Case("F1.z", NE, f1(REPO_FIG1 | NO_EDGE), "straddle"),
+    Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1, n=5), "few-runs"),
+    Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=QUICK_RANKS), "points"),
     Case("F1.z", NE, f1(), "no-pcg0", measured="no paired runs of PCG0"),
     Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1, keep=(10, 22, 25)), "no-mid-rank", measured="no rank in (10, 20]"),
     Case("F1.z", NE, f1(REPO_FIG1 | DIAG_FIG1 | {"PCG0 - Random": [1.5, np.nan, 1.5, 1.5, 1.5, 1.5],
@@ -640,43 +720,57 @@ CH_CASES = [
     Case("F1.z", NE, ch_missing, "missing"),
     # --- F1.g: Random strictly increasing in r
     Case("F1.g", R, f1()),
-    Case("F1.g", NR, f1(edit={"Random": {19: 78.0}})),  # below 79.0 at r = 16
+    Case("F1.g", R, f1(keep=QUICK_RANKS), "quick", threshold="Q reading on r ∈ {10, 16, 22}"),
+    Case("F1.g", NR, f1(edit={"Random": {19: 77.0}})),  # 2.0 below r = 16, beyond 2·0.57
+    Case("F1.g", NE, f1(edit={"Random": {19: 78.0}}), "straddle"),  # 1.0 below r = 16: within noise
+    Case("F1.g", NE, f1(edit={"Random": {19: 77.0}}, n=5), "few-runs"),
     Case("F1.g", NE, f1(keep=(25,)), "one-rank", measured="at least two ranks"),
     Case("F1.g", NE, f1_nan("Random", 22), "nan", measured="not a finite"),
     Case("F1.g", NE, ch_missing, "missing"),
     # --- F2.a: m ≤ 2000: |gap| < 0.005 or the ±1 SEM bars overlap (0.01 > 0.005 and > 2·0.0014)
     Case("F2.a", R, f2()),
     Case("F2.a", NR, f2(pcg=[0.8042, *CAL_PCG[1:]])),
+    Case("F2.a", NE, f2(pcg=[0.8042, *CAL_PCG[1:]], n=5), "few-runs"),
+    Case("F2.a", NE, f2(pcg=[0.7992, *CAL_PCG[1:]]), "straddle"),  # gap 0.005: bars apart, interval reaches 0.005
     Case("F2.a", NE, f2(keep=MS[1:]), "no-small-m", measured="no m ≤ 2000"),
     Case("F2.a", NE, f2(nan=("DPG", 1000, "mean")), "nan", measured="not a finite"),
     Case("F2.a", NE, ch_missing, "missing", measured="no data: fig2"),
     # --- F2.b: gap(max m) > gap(min m) and > 3·SEM_diff at the three largest m (0.0200 = 10 SEM_diff at 10^4)
     Case("F2.b", R, f2()),
-    Case("F2.b", NR, f2(pcg=[0.795] * 4, dpg=[0.795] * 4)),
+    Case("F2.b", NR, f2(pcg=[0.795] * 4, dpg=[0.805] * 4)),  # PCG 5 SEM_diff below DPG at every m
+    Case("F2.b", NE, f2(pcg=[0.795] * 4, dpg=[0.795] * 4), "straddle"),
+    Case("F2.b", NE, f2(n=5), "few-runs"),
     Case("F2.b", NE, f2(keep=MS[:1]), "one-m", measured="at least two values of m"),
     Case("F2.b", NE, f2(nan=("PCG", 7000, "sem")), "nan", measured="the SEM of PCG at 7000 is not a finite number"),
     Case("F2.b", NE, ch_missing, "missing"),
     # --- F2.c: Spearman(m, DPG) < 0, DPG's change < −3 SE, PCG's > −3 SE
     Case("F2.c", R, f2()),
-    Case("F2.c", NR, f2(pcg=[0.795] * 4, dpg=[0.795] * 4)),
+    Case("F2.c", NR, f2(dpg=[0.778, 0.783, 0.787, 0.794])),  # DPG rises by 0.016 ± 0.002
+    Case("F2.c", NE, f2(pcg=[0.795] * 4, dpg=[0.795] * 4), "straddle"),
+    Case("F2.c", NE, f2(n=5), "few-runs"),
     Case("F2.c", NE, f2(keep=MS[:2]), "two-m", measured="at least three values of m"),
     Case("F2.c", NE, f2(sem=0.0), "zero-sem", measured="not a finite"),  # weights 1/SEM² undefined (one run per m)
     Case("F2.c", NE, ch_missing, "missing"),
     # --- F2.d: f(AB)/m ≤ PCG, DPG ≤ f(AC)/m and Greedy < both
     Case("F2.d", R, f2()),
     Case("F2.d", NR, f2(greedy=0.80)),  # above DPG from m = 4000
+    Case("F2.d", NE, f2(greedy=0.80, n=5), "few-runs"),
+    Case("F2.d", NE, f2(greedy=0.7785), "straddle"),  # above DPG's 0.7783 at m = 10^4, within noise
     Case("F2.d", NE, f2(drop=("basis {A,B}", "basis {A,C}")), "no-bases", measured="no runs of basis"),
     Case("F2.d", NE, f2(nan=("Greedy", 4000, "mean")), "nan", measured="not a finite"),
     Case("F2.d", NE, ch_missing, "missing"),
     # --- F2.e: |PCG − Random| ≤ 3·SEM_diff at every m (0.001 = 0.5 SEM_diff; 0.01 = 5 SEM_diff)
     Case("F2.e", R, f2()),
     Case("F2.e", NR, f2(random_offset=-0.01)),
+    Case("F2.e", NE, f2(n=5), "few-runs"),  # "indistinguishable" on 5 runs says nothing
     Case("F2.e", NE, f2(drop=("Random", "E[Random]")), "no-random", measured="no runs of"),
     Case("F2.e", NE, f2(nan=("Random", 10000, "mean")), "nan", measured="not a finite"),
     Case("F2.e", NE, ch_missing, "missing"),
     # --- F2.f: every PCG and DPG mean in [0.78, 0.82] (the calibration's 0.7783 is below)
     Case("F2.f", R, f2(dpg=[0.7942, 0.7873, 0.7831, 0.7850])),
-    Case("F2.f", NR, f2()),
+    Case("F2.f", NR, f2(dpg=[0.7942, 0.7873, 0.7831, 0.7700])),  # 0.7700 + 2·0.0014 < 0.78
+    Case("F2.f", NE, f2(), "straddle"),  # 0.7783 < 0.78, but its interval reaches it
+    Case("F2.f", NE, f2(dpg=[0.7942, 0.7873, 0.7831, 0.7700], n=5), "few-runs"),
     Case("F2.f", NE, f2(drop=("DPG",)), "no-dpg", measured="no runs of DPG"),
     Case("F2.f", NE, f2(nan=("PCG", 1000, "mean")), "nan", measured="not a finite"),
     Case("F2.f", NE, ch_missing, "missing"),
@@ -735,12 +829,34 @@ def test_every_claim_has_every_outcome(paper, module, cases):
         assert outcomes == expected, (cid, outcomes)
         assert any(c.cid == cid and c.outcome == NE and (c.label in ("missing", "empty", "audit-off")) for c in cases), \
             f"{cid}: no case with its table missing or empty"
+        if cid not in DESCRIPTIVE[paper] | EXACT[paper]:
+            assert any(c.cid == cid and c.outcome == NE and c.label.startswith(POWER) for c in cases), \
+                f"{cid}: no inconclusive case from the data's power ({', '.join(POWER)})"
+
+
+def test_the_descriptive_set_is_the_papers_own():
+    """The claims tested as descriptive are those the module reports without a gate (its findings skip them)."""
+    assert DESCRIPTIVE["shariff2018"] == set(sh.DESCRIPTIVE)
+    rows = sh.CLAIMS.evaluate_one("F5.e", *quick5()())
+    assert rows[0].verdict == NE and rows[0].needs.startswith("nothing: descriptive")
+
+
+@pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
+                         ids=["shariff2018", "chaturvedi2021"])
+def test_inconclusive_rows_say_what_would_decide_them(paper, module, cases):
+    """Every inconclusive row but a descriptive one has a ``needs``; a decided row has none."""
+    for c in cases:
+        tables, settings = c.build()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rows = module.CLAIMS.evaluate_one(c.cid, tables, settings)
+        for r in rows:
+            assert bool(r.needs) == (r.verdict == NE), (c.id, r.verdict, r.needs)
 
 
 @pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
                          ids=["shariff2018", "chaturvedi2021"])
 def test_no_claim_is_reproduced_on_nothing(paper, module, cases):
-    """With no tables at all, every claim is "not evaluated" (never "reproduced" on nothing)."""
+    """With no tables at all, every claim is inconclusive (never "reproduced" on nothing)."""
     settings = SH_SETTINGS if paper == "shariff2018" else CH_SETTINGS
     rows = module.evaluate({}, settings)
     assert [r.claim for r in rows] == module.CLAIMS.ids

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privopt.experiments.claims import NOT_EVALUATED, NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
 from privopt.experiments.shariff2018 import tables as aggregation
 
@@ -103,9 +103,10 @@ def test_exp3_block_covers_the_grid():
 # ----------------------------------------------------------------------------- claims on synthetic tables
 
 
-def synthetic_exp1(power: float, pm1_factor: float = 0.8, runs_per_d: int = 6, dims=(4, 6, 8, 11, 16, 23),
+def synthetic_exp1(power: float, pm1_factor: float = 0.8, runs_per_d: int = 12, dims=(4, 6, 8, 11, 16, 23),
                    t: int = 1000) -> pd.DataFrame:
-    """Final regret of every run; the defaults are below the paper's settings (quick tier)."""
+    """Final regret of every run; the defaults are below the paper's settings (quick tier), with enough runs
+    (12 per d) for an interval."""
     rng = np.random.default_rng(0)
     rows = []
     for reward, f in (("gaussian", 1.0), ("pm1", pm1_factor)):
@@ -127,7 +128,7 @@ def synthetic_fig2(flat: bool) -> pd.DataFrame:
         for d in (4, 8):
             for t in (0, 500, 1000):
                 mean = {0: 0, 500: 100 if flat else 50, 1000: 101 if flat else 100}[t]
-                rows.append({"reward": reward, "d": d, "t": t, "mean": mean, "std": 1, "sem": 0.5, "n": 4})
+                rows.append({"reward": reward, "d": d, "t": t, "mean": mean, "std": 1, "sem": 0.5, "n": 12})
     return pd.DataFrame(rows)
 
 
@@ -148,7 +149,7 @@ def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims
     assert list(fit.reset_index().columns) == aggregation.FIT_COLUMNS and list(fit.index) == ["gaussian", "pm1"]
     for reward, row in fit.iterrows():
         assert row["b_ci_low"] < row["b"] < row["b_ci_high"] and abs(row["b"] - 2.0) < 0.05
-        assert row["n_d"] == 6 and row["n_runs"] == 36
+        assert row["n_d"] == 6 and row["n_runs"] == 72
         g = exp1[exp1["reward"] == reward]
         assert row["b"] == pytest.approx(claims.ols_slope(g["d"], g["regret"]), rel=1e-12)
         assert (row["b_ci_low"], row["b_ci_high"]) == pytest.approx(claims.bootstrap_slope_ci(g))
@@ -166,7 +167,7 @@ def test_figure2_claims_pass_and_fail():
     assert bad["F2.b"].verdict == bad["F2.c"].verdict == NOT_REPRODUCED
 
 
-def synthetic_fig4(means: dict, t_end: int = 1000, sd: float = 0.02, seeds: int = 8, ts=None,
+def synthetic_fig4(means: dict, t_end: int = 1000, sd: float = 0.02, seeds: int = 12, ts=None,
                    flat_after: int | None = None) -> pd.DataFrame:
     """Per-run curves rising linearly to means·(1 + noise) at ``flat_after`` (default t_end), flat after it;
     recorded at ``ts`` (default 0, t_end/2, t_end).  The defaults are below the paper's settings."""
@@ -192,7 +193,7 @@ def test_figure4_claims_pass_on_paper_like_numbers():
     for cid in ("F4.a", "F4.b", "F4.c", "F4.d", "F4.f"):
         assert found[cid].verdict == REPRODUCED, (cid, found[cid].measured)
     assert found["F4.c"].measured.startswith("t* = 1,000;") and QUICK_TIER in found["F4.c"].details
-    assert found["F4.e"].verdict == NOT_EVALUATED  # prefix runs: paper scale only
+    assert found["F4.e"].verdict == INCONCLUSIVE  # prefix runs: paper scale only
     assert "paper scale only" in found["F4.e"].measured
 
 
@@ -209,8 +210,8 @@ def test_figure4_claims_fail_when_reversed():
 DEFAULTS = {m: next(iter(runs.default_rho(m, N_FULL, 5, 1.0, 0.1).values())) for m in ("gaussian", "wishart")}
 
 
-def synthetic_fig5(over_cost: dict, seeds: int = 4, t: int = 100) -> pd.DataFrame:
-    """Regret = base + over_cost[gap]·(log ρ / log ρ_def) above the default, per mechanism (by default 4 runs,
+def synthetic_fig5(over_cost: dict, seeds: int = 12, t: int = 100) -> pd.DataFrame:
+    """Regret = base + over_cost[gap]·(log ρ / log ρ_def) above the default, per mechanism (by default 12 runs,
     t = 100: below the paper's settings)."""
     rng = np.random.default_rng(2)
     grid = runs.exp3_grid(N_FULL, 5, 1.0, 0.1)
@@ -230,7 +231,7 @@ def test_figure5_claims_pass_and_fail():
     good = evaluate({"fig5_runs": synthetic_fig5({0.0: 60e3, 0.00625: 40e3, 0.1: 10e3})})
     for cid in ("F5.a", "F5.b", "F5.c", "F5.d"):
         assert good[cid].verdict == REPRODUCED, (cid, good[cid].measured)
-    assert good["F5.e"].verdict == NOT_EVALUATED
+    assert good["F5.e"].verdict == INCONCLUSIVE
     assert QUICK_TIER in good["F5.b"].details and "≤ 0.6·Inc(0)" in good["F5.b"].threshold
     assert "the two extreme gaps only" in good["F5.c"].threshold
     bad = evaluate({"fig5_runs": synthetic_fig5({0.0: 2e3, 0.00625: 5e3, 0.1: 10e3})})
@@ -262,7 +263,7 @@ def test_figure5_claims_at_the_papers_settings():
         assert found[cid].verdict == REPRODUCED, (cid, found[cid].measured)
     assert PAPER_TIER in found["F5.b"].details and "≤ 0.35·Inc(0)" in found["F5.b"].threshold
     assert "Spearman(Δ, range) ≤ −0.7" in found["F5.c"].threshold and "Spearman -1" in found["F5.c"].measured
-    assert found["F5.d"].details == ""  # five gaps run
+    assert found["F5.d"].details == PAPER_TIER + ": the paper's settings ran"  # five gaps run: no note
     # Inc(0.1)/Inc(0) = 0.5: within the quick 0.6, above the paper's 0.35
     half = {**cost, 0.1: 30e3}
     assert one("F5.b", {"fig5_runs": synthetic_fig5(half, t=N_FULL)}).verdict == REPRODUCED
@@ -290,12 +291,12 @@ def test_exp1_tier_comes_from_the_runs(shortfall, reason):
 
 
 def test_exp2_and_exp3_tiers_come_from_the_runs():
-    fig4 = synthetic_fig4(PAPER_LIKE)  # 8 runs
-    assert claims.exp2_tier(fig4, 20_000_000) == (True, f"{QUICK_TIER}: 8 runs per (variant, Δ) (paper 30)")
+    fig4 = synthetic_fig4(PAPER_LIKE)  # 12 runs
+    assert claims.exp2_tier(fig4, 20_000_000) == (True, f"{QUICK_TIER}: 12 runs per (variant, Δ) (paper 30)")
     assert claims.exp2_tier(fig4, 1000)[1].endswith("t* = 1,000 (paper 20,000,000)")
     fig5 = synthetic_fig5({0.0: 60e3, 0.00625: 40e3, 0.1: 10e3})
     quick, why = claims.exp3_tier(fig5)
-    assert quick and "4 runs per (mechanism, Δ, ρ_min) (paper 30)" in why and "regret at t = 100" in why
+    assert quick and "12 runs per (mechanism, Δ, ρ_min) (paper 30)" in why and "regret at t = 100" in why
     assert "gaps [0.0015625, 0.025] not run" in why
 
 
@@ -337,7 +338,7 @@ def test_exp2_audit_leaves_the_regret_unchanged_and_gives_shares_in_unit_interva
     assert private["s1"].between(0, 1).all() and shares["s1"].isna().sum() == 1
     assert shares["s2"].between(0, 1).all()
     found = evaluate({"fig4_audit": audit})
-    assert found["S.1"].verdict != NOT_EVALUATED and found["S.2"].verdict != NOT_EVALUATED
+    assert found["S.1"].verdict != INCONCLUSIVE and found["S.2"].verdict != INCONCLUSIVE
     assert "gaussian" in found["S.1"].measured and "nonprivate" not in found["S.1"].measured
     assert "nonprivate" in found["S.2"].measured
     tables = aggregation.exp2_tables({"runs": records, "audit": audit.sample(frac=1, random_state=0)}, {})
@@ -382,10 +383,13 @@ def test_sanity_claim_s1_threshold_is_99_percent_per_configuration():
     assert evaluate({"fig4_audit": one})["S.1"].verdict == REPRODUCED
     for col, value in (("lambda_min_H", 0.5 * 1.7e5), ("lambda_max_H", 2 * 3.4e5), ("h_norm_Hinv", np.inf)):
         bad = audit.copy()
-        bad.loc[_rows(bad, "wishart", 0.0, 2), col] = value  # 98% in one configuration (99.0% pooled): fails
+        bad.loc[_rows(bad, "wishart", 0.0, 2), col] = value  # 98% of 100 in one configuration (99.0% pooled)
         found = evaluate({"fig4_audit": bad})
-        assert found["S.1"].verdict == NOT_REPRODUCED, col
+        assert found["S.1"].verdict == INCONCLUSIVE, col  # below 99%, but its interval reaches 99%
         assert "98.00%" in found["S.1"].measured and found["S.2"].verdict == REPRODUCED
+        worse = audit.copy()
+        worse.loc[_rows(worse, "wishart", 0.0, 10), col] = value  # 90%: the interval excludes 99%
+        assert evaluate({"fig4_audit": worse})["S.1"].verdict == NOT_REPRODUCED, col
     # S.1 does not apply to NonPrivate: its (ρ, γ) are not checked
     nonpriv = audit.copy()
     nonpriv.loc[_rows(nonpriv, "nonprivate", 0.0, 50), "h_norm_Hinv"] = 1.0
@@ -404,10 +408,10 @@ def test_sanity_claims_not_evaluated_without_audit():
     # the reason is now the measured value of the "not evaluated" row (it was in details)
     for tables in ({}, {"fig4_audit": None}, {"fig4_audit": runs.empty_audit()}):
         found = evaluate(tables, settings(audit_rounds=0))
-        assert found["S.1"].verdict == found["S.2"].verdict == NOT_EVALUATED
+        assert found["S.1"].verdict == found["S.2"].verdict == INCONCLUSIVE
         assert "audit_rounds = 0" in found["S.1"].measured and "audit_rounds = 0" in found["S.2"].measured
         on = evaluate(tables, settings(audit_rounds=100))
-        assert on["S.1"].verdict == NOT_EVALUATED and "no audited rounds" in on["S.1"].measured
+        assert on["S.1"].verdict == INCONCLUSIVE and "no audited rounds" in on["S.1"].measured
 
 
 def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
@@ -415,4 +419,46 @@ def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
     assert [r.claim for r in rows] == claims.CLAIMS.ids == [
         "F1.a", "F2.a", "F2.b", "F2.c", "F3.a", "F3.b", "F4.a", "F4.b", "F4.c", "F4.d", "F4.e", "F4.f",
         "F5.a", "F5.b", "F5.c", "F5.d", "F5.e", "S.1", "S.2"]
-    assert {r.verdict for r in rows} == {NOT_EVALUATED} and {r.paper for r in rows} == {"shariff2018"}
+    assert {r.verdict for r in rows} == {INCONCLUSIVE} and {r.paper for r in rows} == {"shariff2018"}
+
+
+# ----------------------------------------------------------------------------- findings
+
+
+def _claims_table(tables, s=SETTINGS) -> pd.DataFrame:
+    from privopt.experiments.claims import claims_frame
+    return claims_frame(claims.evaluate(tables, s), "test")
+
+
+def test_findings_state_wishart_unshifted_against_wishart_with_its_interval():
+    """At the paper's settings, WU 17.5 % below Wishart at Δ = 0.1 (30 runs, 2 % noise) is stated, with p and the
+    interval of the difference, and called a difference beyond noise; the sentence comes from the tables."""
+    means = {**PAPER_LIKE, (0.1, "wishart_unshifted"): 0.825 * 80e3}
+    fig4 = synthetic_fig4(means, seeds=30, ts=(0, 10**7, 2 * 10**7, N_FULL), flat_after=2 * 10**7)
+    tables = {"fig4_runs": fig4}
+    found = claims.findings(tables, _claims_table(tables), SETTINGS)
+    text = next(f.text for f in found if f.figure == "fig4")
+    assert text.startswith("Figure 4 at t* = 20,000,000 (30 runs per variant, paper scale)")
+    rel = fig4[(fig4["t"] == 2 * 10**7) & (fig4["gap"] == 0.1)].groupby("variant")["regret"].mean()
+    pct = 100 * (1 - rel["wishart_unshifted"] / rel["wishart"])
+    assert f"at Δ = 0.1 WishartUnshifted's mean regret is {pct:.1f} % below Wishart's" in text
+    assert "the two differ beyond noise at Δ = 0.1, 0" in text
+    assert one("F4.d", tables).verdict == NOT_REPRODUCED  # |rel. diff.| 17.5 % > 15 % and p < 0.05
+
+
+def test_findings_say_that_few_runs_decide_nothing_and_list_the_undecided_claims():
+    tables = {"fig4_runs": synthetic_fig4(PAPER_LIKE, seeds=4)}
+    table = _claims_table(tables, settings(n_rounds=1000))
+    found = claims.findings(tables, table, settings(n_rounds=1000))
+    wu = next(f.text for f in found if f.figure == "fig4")
+    assert "(4 runs per variant, below the paper's settings)" in wu and "decide nothing" in wu
+    undecided = next(f.text for f in found if "inconclusive at this scale" in f.text)
+    n_incl = int(((table["verdict"] == INCONCLUSIVE) & (table["claim"] != "F5.e")).groupby(table["claim"]).any().sum())
+    assert undecided.startswith(f"{n_incl} of {table.loc[table['claim'] != 'F5.e', 'claim'].nunique()} gated claims")
+    for cid in ("F4.a", "F4.c", "F4.d", "F4.e"):  # tested on 4 runs; F4.e on prefix runs
+        assert cid in undecided
+    assert "F5.e" not in undecided  # descriptive, never gated
+
+
+def test_findings_without_tables_or_claims_are_empty():
+    assert claims.findings({}, None, SETTINGS) == []

@@ -3,8 +3,30 @@
 Each claim reads the summary table of its figure (columns ``reading, point, algorithm, mean, std,
 sem, n, eps0``) and gives one outcome per reading.  Statements and thresholds follow
 ``shared/specs/decomposable-submodular.md`` §5 (ids there are ``F1-a``; here ``F1.a``, the project's
-style).  Where the scale that was run lacks the parameter points a claim speaks about, the verdict is
-"not evaluated" rather than a guess.
+style).
+
+Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.claims`):
+
+* **Not reproduced** only when the interval of the measured effect excludes what the claim states: the
+  effect ± 2 standard errors (√ of the summed SEM² of the independent means it combines, or the SEM of a
+  paired difference) lies wholly on the wrong side of the threshold, at a point the claim speaks about.
+  Thresholds that are themselves a test ("each gap > −2·SEM_diff", "> 2 SE", "≤ 3·SEM_diff") are
+  contradicted when the test fails.  No standard error is pooled across points.
+* **Reproduced** when the estimate meets the threshold on the claim's own points (and its test passes).
+* **Inconclusive at this scale** otherwise: a straddling interval (the ``needs`` column asks for more runs,
+  the authors ran 400), fewer than :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point (a claim
+  gating on an SEM — F1.c, F1.e, F1.x–z, F2.a, F2.b, F2.c, F2.e — decides nothing then, and no interval is
+  believed for the others), or points the claim speaks about that did not run.
+* **Points.**  A claim's own points are the authors' grid (r ∈ {10, 13, 16, 19, 22, 25}; m ∈ {1000, 2000,
+  …, 10000}) within its range: F1.c and the derived F1.x–z speak of r ∈ (10, 20], i.e. 13–19; F1.d of
+  r = 10 and the next rank, 13; F1.e of [10, 20]; F1.f of r ≥ 22 (22 and 25).  The ranks that ran must
+  span those points ("never reproduced on another range"), else the claim is inconclusive — unless a point
+  that ran already contradicts a per-point condition.  The spec's quick scale (§7: r ∈ {10, 16, 22},
+  m ∈ {1000, 4000, 7000, 10000}, N = 100) defines a quick reading for F1.b and F1.g ("quick Fig. 1 only
+  shows Greedy ≫ {PCG, DPG, R} and Random rising with r") and for every Figure 2 claim ("keeps the
+  qualitative picture"); those are judged on the points that ran, and their threshold column then says
+  "Q reading on r ∈ {…}" so a reproduced row never stands for the authors' full grid.  F1.a is arithmetic:
+  ε/r falls with r, so the smallest rank run decides "every r ≥ 10".
 
 Claims that compare against a random basis (F1.e, F1.z, F2.e) give two rows per reading: against the
 sampled Random (what the paper did) and against E[Random], Random's exact expectation on each run's
@@ -22,17 +44,35 @@ import pandas as pd
 
 from privopt.experiments.chaturvedi2021.runs import EXACT_RANDOM, delta_for
 from privopt.experiments.chaturvedi2021.tables import paired_name
-from privopt.experiments.claims import ClaimSet, NotEvaluated, Outcome, finite
+from privopt.experiments.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide, finite
 from privopt.experiments.claims import fmt_fixed as _fmt
 from privopt.experiments.protocol import Finding
 from privopt.experiments.stats import spearman, weighted_change
 from privopt.mechanisms import accounting
 
+#: the former name of :class:`Inconclusive`, kept for readers of older code
+NotEvaluated = Inconclusive
+
 PAPER = "chaturvedi2021"
 CLAIMS = ClaimSet(PAPER)
 
+#: the authors' grids (spec §4.2, §4.3): the points each claim speaks about; runs per point in their CSVs
+PAPER_RANKS = (10, 13, 16, 19, 22, 25)
+PAPER_MS = tuple(range(1000, 10_001, 1000))
+AUTHORS_RUNS = 400
+#: half-width of the interval that decides "not reproduced", in standard errors
+Z = 2.0
+
 #: the paper's Figure 1 privacy settings, for which it prints ε0 ≈ 0.01006 (§2.4)
 PAPER_EPS, PAPER_DELTA, PAPER_EPS0 = 0.1, 1e-3, 0.01006
+
+
+def _finite(*values: Any, what: str = "a measured value") -> None:
+    """:func:`~privopt.experiments.claims.finite`, whose inconclusive row says what would decide it."""
+    try:
+        finite(*values, what=what)
+    except Inconclusive as why:
+        raise Inconclusive(str(why), needs=f"{what} as a finite number") from None
 
 
 class _Pivots:
@@ -46,40 +86,102 @@ class _Pivots:
     def need(self, *algorithms: str) -> None:
         missing = [a for a in algorithms if a not in self.mean.columns]
         if missing:
-            raise NotEvaluated(f"no runs of {', '.join(missing)}")
+            raise Inconclusive(f"no runs of {', '.join(missing)}", needs=f"runs of {', '.join(missing)}")
         for label, values in (("mean", self.mean), ("SEM", self.sem)):
             for a in algorithms:
                 bad = [point for point, v in values[a].items() if not np.isfinite(v)]
                 if bad:
-                    raise NotEvaluated(f"the {label} of {a} at {', '.join(map(str, bad))} is not a finite number")
+                    raise Inconclusive(f"the {label} of {a} at {', '.join(map(str, bad))} is not a finite number",
+                                       needs=f"a finite {label} of {a}")
+
+    def runs(self, algorithms, points=None) -> int:
+        """The fewest runs behind any of ``algorithms`` at ``points`` (all points by default)."""
+        if self.n is None:
+            return 0
+        cols = [a for a in algorithms if a in self.n.columns]
+        sub = self.n.loc[list(points) if points is not None else self.n.index, cols]
+        vals = sub.to_numpy(float)
+        return int(np.nanmin(vals)) if vals.size and np.isfinite(vals).any() else 0
 
 
 #: the details of a row evaluated against E[Random] instead of the sampled Random
 EXACT_NOTE = f"against {EXACT_RANDOM}: Random's exact expectation on each run's dataset, no sampling noise"
 
 
-def _per_reading(figure: str, fn: Callable[..., Outcome], exact_threshold: str | None = None):
+def _judge(supports: bool, contradicts: bool, n: int, *, tested: bool, undecided: str,
+           missing: str = "") -> tuple[bool | None, str, str]:
+    """(holds, needs, note) under the module's rules: ``tested`` claims gate on an SEM (≥ MIN_SEEDS runs
+    per point to decide at all); ``contradicts`` is believed only with ≥ MIN_SEEDS runs; ``missing`` names
+    the claim's points that did not run (then it cannot be reproduced)."""
+    more = f"more runs per point (the authors ran {AUTHORS_RUNS})"
+    if n < MIN_SEEDS:
+        note = f"{n} runs per point: too few for a standard error (≥ {MIN_SEEDS})"
+        if tested or not supports or missing:
+            return None, missing or f"≥ {MIN_SEEDS} runs per point (the authors ran {AUTHORS_RUNS})", note
+        return True, "", ""
+    if contradicts and not supports:
+        return False, "", ""
+    if missing:
+        return None, missing, ""
+    holds = decide(bool(supports), False)
+    return holds, ("" if holds else f"{more}: {undecided}"), ""
+
+
+def _span(run: list[int], grid, lo: float, hi: float, lo_open: bool = False, what: str = "r") -> str:
+    """'' when the points that ran within [lo, hi] (or (lo, hi]) span the grid's points there; else what
+    would decide (the grid's points there)."""
+    inside = [x for x in grid if (lo < x if lo_open else lo <= x) and x <= hi]
+    have = [x for x in run if (lo < x if lo_open else lo <= x) and x <= hi]
+    if inside and have and min(have) <= min(inside) and max(have) >= max(inside):
+        return ""
+    return f"{what} ∈ {{{', '.join(map(str, inside))}}} (the authors' points the claim speaks of)"
+
+
+def _q_reading(points: list[int], grid, what: str) -> str:
+    """The prefix of a quick reading's threshold when the points that ran are not the authors' grid."""
+    if set(grid) <= set(points):
+        return ""
+    return f"Q reading on {what} ∈ {{{', '.join(map(str, points))}}} (authors: {grid[0]}–{grid[-1]}): "
+
+
+def _per_reading(figure: str, fn: Callable[..., Outcome], threshold: str, exact_threshold: str | None = None,
+                 quick: Callable[[_Pivots], str] | None = None):
     """A claim function evaluating ``fn`` on each reading of the figure's table, in table order.
 
     With ``exact_threshold``, ``fn(pivots, settings, reference)`` is evaluated twice per reading: against
-    the sampled ``"Random"`` (the declared threshold) and against ``E[Random]`` (``exact_threshold``)."""
+    the sampled ``"Random"`` (``threshold``) and against ``E[Random]`` (``exact_threshold``).  With
+    ``quick``, the threshold is prefixed by ``quick(pivots)`` (the spec's quick reading, if that is what
+    ran)."""
     references = ("Random", EXACT_RANDOM) if exact_threshold is not None else (None,)
 
     def each(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> list[Outcome]:
         out = []
         for reading, table in tables[figure].groupby("reading", sort=False):
+            p = _Pivots(table)
+            prefix = quick(p) if quick is not None else ""
             for ref in references:
                 try:
-                    o = fn(_Pivots(table), settings) if ref is None else fn(_Pivots(table), settings, ref)
-                except NotEvaluated as why:
-                    o = Outcome(str(why), None)
-                threshold, details = o.threshold, o.details
+                    o = fn(p, settings) if ref is None else fn(p, settings, ref)
+                except Inconclusive as why:
+                    o = Outcome(str(why), None, needs=why.needs)
+                thr, details = o.threshold if o.threshold is not None else prefix + threshold, o.details
                 if ref == EXACT_RANDOM:
-                    threshold, details = exact_threshold, "; ".join(d for d in (EXACT_NOTE, o.details) if d)
-                out.append(Outcome(o.measured, o.holds, threshold, details, reading=str(reading)))
+                    thr, details = prefix + exact_threshold, "; ".join(d for d in (EXACT_NOTE, o.details) if d)
+                out.append(Outcome(o.measured, o.holds, thr, details, reading=str(reading), needs=o.needs))
         return out
 
     return each
+
+
+def _claim(cid: str, figure: str, statement: str, threshold: str, fn, *, exact_threshold: str | None = None,
+           quick: Callable[[_Pivots], str] | None = None, details: str = ""):
+    CLAIMS.claim(cid, figure, statement, threshold, needs=(figure,), details=details)(
+        _per_reading(figure, fn, threshold, exact_threshold, quick))
+
+
+def _outcome(measured: str, judged, details: str = "") -> Outcome:
+    holds, needs, note = judged
+    return Outcome(measured, holds, details="; ".join(d for d in (details, note) if d), needs=needs)
 
 
 def _short(ref: str) -> str:
@@ -90,7 +192,7 @@ def _paired_sum(p: _Pivots, a: str, b: str, points: list[int]) -> tuple[float, f
     """Σ over ``points`` of the paired mean difference a − b, and its standard error √(Σ SEM²)."""
     name = paired_name(a, b)
     if name not in p.mean.columns:
-        raise NotEvaluated(f"no paired runs of {a} and {b}")
+        raise Inconclusive(f"no paired runs of {a} and {b}", needs=f"paired runs of {a} and {b}")
     p.need(name)
     return float(p.mean.loc[points, name].sum()), float(np.sqrt((p.sem.loc[points, name] ** 2).sum()))
 
@@ -98,6 +200,10 @@ def _paired_sum(p: _Pivots, a: str, b: str, points: list[int]) -> tuple[float, f
 def _z(total: float, se: float) -> str:
     return _fmt(total / se, 1) if se > 0 else ("inf" if total else "0")
 
+
+def _se(p: _Pivots, *algorithms: str):
+    """√(Σ SEM²) of the algorithms' means at every point (independent runs)."""
+    return np.sqrt(sum(p.sem[a] ** 2 for a in algorithms))
 
 
 # ----------------------------------------------------------------------------- Figure 1
@@ -107,7 +213,7 @@ def _f1a(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     eps = float(settings["eps"])
     delta = delta_for(settings["m"], settings["delta_exponent"], settings.get("delta"))
-    finite(*p.eps0[["PCG", "DPG"]].to_numpy(float).ravel().tolist(), what="ε0 of PCG or DPG")
+    _finite(*p.eps0[["PCG", "DPG"]].to_numpy(float).ravel().tolist(), what="ε0 of PCG or DPG")
     pcg_eps0 = float(p.eps0["PCG"].iloc[0])
     crossover = eps / pcg_eps0
     measured = (f"ε0_PCG = {pcg_eps0:.7f}; crossover r = {crossover:.3f}; DPG ε0 = "
@@ -115,35 +221,48 @@ def _f1a(p: _Pivots, settings) -> Outcome:
     details = f"δ = {delta:.3g} (m = {settings['m']}); alg1 rule would give {accounting.pcg_eps0(eps, delta, rule='alg1'):.6f}"
     if not (np.isclose(eps, PAPER_EPS) and np.isclose(delta, PAPER_DELTA)):
         return Outcome(measured, None, details=f"{details}; the paper's ε0 ≈ {PAPER_EPS0} is for ε = {PAPER_EPS}, "
-                       f"δ = {PAPER_DELTA:g}: not applicable to ε = {eps:g}, δ = {delta:.3g}")
+                       f"δ = {PAPER_DELTA:g}: not applicable to ε = {eps:g}, δ = {delta:.3g}",
+                       needs=f"ε = {PAPER_EPS}, δ = {PAPER_DELTA:g} (the paper's)")
     holds = abs(pcg_eps0 - PAPER_EPS0) < 5e-5 and all(pcg_eps0 > e for e in p.eps0["DPG"])
+    if holds and min(_ranks(p)) > 10:
+        return Outcome(measured, None, details=details, needs="r = 10 (ε/r is largest at the smallest rank)")
     return Outcome(measured, holds, details=details)
 
 
-CLAIMS.claim(
+_claim(
     "F1.a", "fig1",
     "PCG's per-step ε0 is about 0.01006 and exceeds DPG's ε/r for every plotted r ≥ 10 (crossover r = ε/ε0 ≈ 9.93).",
-    "|ε0_PCG − 0.01006| < 5e-5 and ε0_PCG > ε0_DPG(r) at every r (at the paper's ε = 0.1, δ = 10^-3)",
-    needs=("fig1",),
-)(_per_reading("fig1", _f1a))
+    "|ε0_PCG − 0.01006| < 5e-5 and ε0_PCG > ε0_DPG(r) at every r (at the paper's ε = 0.1, δ = 10^-3)", _f1a,
+    details="exact arithmetic (no sampling)")
+
+
+def _ranks(p: _Pivots) -> list[int]:
+    return [int(r) for r in p.mean.index]
+
+
+def _q_ranks(p: _Pivots) -> str:
+    return _q_reading(_ranks(p), PAPER_RANKS, "r")
 
 
 def _f1b(p: _Pivots, settings) -> Outcome:
     p.need("Greedy", "PCG", "DPG", "Random")
     mean = p.mean
-    others = mean[["PCG", "DPG", "Random"]].max(axis=1)
-    margin = float((mean["Greedy"] - others).min())
+    best = mean[["PCG", "DPG", "Random"]].idxmax(axis=1)
+    margins = mean["Greedy"] - mean[["PCG", "DPG", "Random"]].max(axis=1)
+    se = pd.Series({r: float(np.hypot(p.sem.loc[r, "Greedy"], p.sem.loc[r, best[r]])) for r in mean.index})
+    margin = float(margins.min())
+    hi_r, lo_r = mean["Greedy"].idxmax(), mean["Greedy"].idxmin()
     spread = float(mean["Greedy"].max() - mean["Greedy"].min())
-    return Outcome(f"min_r (Greedy − best other) = {_fmt(margin)}; Greedy range over r = {_fmt(spread)}",
-                   margin > 0 and spread < 1.0)
+    se_spread = float(np.hypot(p.sem.loc[hi_r, "Greedy"], p.sem.loc[lo_r, "Greedy"]))
+    judged = _judge(margin > 0 and spread < 1.0,
+                    bool((margins + Z * se < 0).any()) or spread - Z * se_spread > 1.0,
+                    p.runs(["Greedy", "PCG", "DPG", "Random"]), tested=False,
+                    undecided="the interval of the margin or of the range reaches the threshold")
+    return _outcome(f"min_r (Greedy − best other) = {_fmt(margin)}; Greedy range over r = {_fmt(spread)}", judged)
 
 
-CLAIMS.claim("F1.b", "fig1", "Non-private Greedy has the highest mean utility at every rank and is essentially flat in r.",
-             "margin > 0 and range < 1.0", needs=("fig1",))(_per_reading("fig1", _f1b))
-
-
-def _ranks(p: _Pivots) -> list[int]:
-    return [int(r) for r in p.mean.index]
+_claim("F1.b", "fig1", "Non-private Greedy has the highest mean utility at every rank and is essentially flat in r.",
+       "margin > 0 and range < 1.0", _f1b, quick=_q_ranks)
 
 
 def _f1c(p: _Pivots, settings) -> Outcome:
@@ -151,37 +270,48 @@ def _f1c(p: _Pivots, settings) -> Outcome:
     mean, sem = p.mean, p.sem
     mid = [r for r in _ranks(p) if 10 < r <= 20]
     if not mid:
-        raise NotEvaluated("no rank in (10, 20] was run")
+        raise Inconclusive("no rank in (10, 20] was run", needs=_span([], PAPER_RANKS, 10, 20, lo_open=True))
     gaps = mean.loc[mid, "PCG"] - mean.loc[mid, "DPG"]
     sem_diff = np.sqrt(sem.loc[mid, "PCG"] ** 2 + sem.loc[mid, "DPG"] ** 2)
     total = float(gaps.sum())
+    se_total = float(np.sqrt((sem_diff**2).sum()))
     each_ok = bool((gaps > -2 * sem_diff).all())
-    z = total / float(np.sqrt((sem_diff**2).sum()))
+    z = total / se_total if se_total > 0 else float("nan")
     measured = f"Σ gap = {_fmt(total)} ({_fmt(z, 1)} SE); " + "; ".join(
         f"r={r}: {_fmt(g)} ± {_fmt(s)}" for r, g, s in zip(mid, gaps, sem_diff))
-    return Outcome(measured, total > 0 and each_ok)
+    missing = _span(mid, PAPER_RANKS, 10, 20, lo_open=True)
+    # a per-rank gap below −2·SEM_diff contradicts at that rank; Σ's interval only over the claim's own ranks
+    contradicts = not each_ok or (not missing and total + Z * se_total < 0)
+    judged = _judge(total > 0 and each_ok, contradicts, p.runs(["PCG", "DPG"], mid), tested=True,
+                    undecided="the interval of Σ gap contains 0", missing=missing)
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F1.c", "fig1", "For intermediate ranks (10 < r ≤ 20) PCG has higher mean utility than DPG.",
-             "Σ_r (mean_PCG − mean_DPG) > 0 and each gap > −2·SEM_diff", needs=("fig1",),
-             details="the spec predicts this may not reproduce with the paper's own settings (§5 reproduction risk)",
-             )(_per_reading("fig1", _f1c))
+_claim("F1.c", "fig1", "For intermediate ranks (10 < r ≤ 20) PCG has higher mean utility than DPG.",
+       "Σ_r (mean_PCG − mean_DPG) > 0 and each gap > −2·SEM_diff", _f1c,
+       details="the spec predicts this may not reproduce with the paper's own settings (§5 reproduction risk)")
 
 
 def _f1d(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     ranks, mean = _ranks(p), p.mean
     if not (10 in ranks and any(r > 10 for r in ranks)):
-        raise NotEvaluated("needs r = 10 and a rank above 10")
+        raise Inconclusive("needs r = 10 and a rank above 10", needs="r = 10 and r = 13 (the authors' next rank)")
+    se = _se(p, "PCG", "DPG")
     gap10 = float(mean.loc[10, "PCG"] - mean.loc[10, "DPG"])
     r_next = min(r for r in ranks if r > 10)
     gap_next = float(mean.loc[r_next, "PCG"] - mean.loc[r_next, "DPG"])
-    return Outcome(f"gap at r=10: {_fmt(gap10)}; gap at r={r_next}: {_fmt(gap_next)}",
-                   abs(gap10) <= 1.0 and gap_next >= 0)
+    near = r_next <= PAPER_RANKS[1]   # "r just above 10": the authors' next rank, 13
+    contradicts = abs(gap10) - Z * se[10] > 1.0 or (near and gap_next + Z * se[r_next] < 0)
+    judged = _judge(abs(gap10) <= 1.0 and gap_next >= 0, contradicts, p.runs(["PCG", "DPG"], [10, r_next]),
+                    tested=False, undecided="the interval of a gap reaches the threshold",
+                    missing="" if near else f"r = {PAPER_RANKS[1]} (the authors' next rank; the next rank run is {r_next})")
+    return _outcome(f"gap at r=10: {_fmt(gap10)} ± {_fmt(se[10])}; gap at r={r_next}: {_fmt(gap_next)} ± "
+                    f"{_fmt(se[r_next])}", judged)
 
 
-CLAIMS.claim("F1.d", "fig1", "PCG overtakes DPG from about r = 10: within ~1 unit at r = 10, and PCG ≥ DPG at the next rank.",
-             "|gap(10)| ≤ 1 and gap(next r) ≥ 0", needs=("fig1",))(_per_reading("fig1", _f1d))
+_claim("F1.d", "fig1", "PCG overtakes DPG from about r = 10: within ~1 unit at r = 10, and PCG ≥ DPG at the next rank.",
+       "|gap(10)| ≤ 1 and gap(next r) ≥ 0", _f1d)
 
 
 def _f1e(p: _Pivots, settings, ref: str = "Random") -> Outcome:
@@ -189,20 +319,28 @@ def _f1e(p: _Pivots, settings, ref: str = "Random") -> Outcome:
     mean, sem = p.mean, p.sem
     band = [r for r in _ranks(p) if 10 <= r <= 20]
     if not band:
-        raise NotEvaluated("no rank in [10, 20] was run")
+        raise Inconclusive("no rank in [10, 20] was run", needs=_span([], PAPER_RANKS, 10, 20))
     pcg_above_r = mean.loc[band, "PCG"] - mean.loc[band, ref]
+    se_pr = np.sqrt(sem.loc[band, "PCG"] ** 2 + sem.loc[band, ref] ** 2)
     sem_dr = np.sqrt(sem.loc[band, "DPG"] ** 2 + sem.loc[band, ref] ** 2)
     dpg_above_r = mean.loc[band, "DPG"] - mean.loc[band, ref]
-    below_g = (mean.loc[band, ["PCG", "DPG"]].max(axis=1) < mean.loc[band, "Greedy"]).all()
-    holds = bool((pcg_above_r > 0).all() and (dpg_above_r >= -2 * sem_dr).all() and below_g)
+    top = mean.loc[band, ["PCG", "DPG"]].idxmax(axis=1)
+    over_g = pd.Series({r: mean.loc[r, top[r]] - mean.loc[r, "Greedy"] for r in band})
+    se_g = pd.Series({r: float(np.hypot(sem.loc[r, top[r]], sem.loc[r, "Greedy"])) for r in band})
+    dpg_ok = bool((dpg_above_r >= -2 * sem_dr).all())
+    supports = bool((pcg_above_r > 0).all() and dpg_ok and (over_g < 0).all())
+    contradicts = bool((pcg_above_r + Z * se_pr < 0).any()) or not dpg_ok or bool((over_g - Z * se_g > 0).any())
+    judged = _judge(supports, contradicts, p.runs(["PCG", "DPG", ref, "Greedy"], band), tested=True,
+                    undecided=f"the interval of PCG − {_short(ref)} or of max − Greedy contains 0",
+                    missing=_span(band, PAPER_RANKS, 10, 20))
     r_ = _short(ref)
     measured = "; ".join(f"r={r}: PCG−{r_} {_fmt(a)}, DPG−{r_} {_fmt(b)}" for r, a, b in zip(band, pcg_above_r, dpg_above_r))
-    return Outcome(measured, holds)
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F1.e", "fig1", "For r in [10, 20] both private algorithms beat a random basis and fall short of Greedy.",
-             "mean_PCG > mean_R; mean_DPG ≥ mean_R − 2·SEM; both < mean_G", needs=("fig1",))(
-    _per_reading("fig1", _f1e, exact_threshold="mean_PCG > E[R]; mean_DPG ≥ E[R] − 2·SEM; both < mean_G"))
+_claim("F1.e", "fig1", "For r in [10, 20] both private algorithms beat a random basis and fall short of Greedy.",
+       "mean_PCG > mean_R; mean_DPG ≥ mean_R − 2·SEM; both < mean_G", _f1e,
+       exact_threshold="mean_PCG > E[R]; mean_DPG ≥ E[R] − 2·SEM; both < mean_G")
 
 
 def _f1f(p: _Pivots, settings) -> Outcome:
@@ -210,85 +348,98 @@ def _f1f(p: _Pivots, settings) -> Outcome:
     mean = p.mean
     high = [r for r in _ranks(p) if r >= 22]
     if not high:
-        raise NotEvaluated("no rank ≥ 22 was run")
+        raise Inconclusive("no rank ≥ 22 was run", needs=_span([], PAPER_RANKS, 22, 25))
     d_pcg = (mean.loc[high, "PCG"] - mean.loc[high, "Random"]).abs()
     d_dpg = (mean.loc[high, "DPG"] - mean.loc[high, "Random"]).abs()
+    se_pcg, se_dpg = _se(p, "PCG", "Random")[high], _se(p, "DPG", "Random")[high]
+    top = mean.loc[high, ["PCG", "DPG"]].idxmax(axis=1)
     below = mean.loc[high, "Greedy"] - mean.loc[high, ["PCG", "DPG"]].max(axis=1)
-    holds = bool((d_pcg <= 1.5).all() and (d_dpg <= 1.5).all() and (below >= 3.0).all())
+    se_b = pd.Series({r: float(np.hypot(p.sem.loc[r, top[r]], p.sem.loc[r, "Greedy"])) for r in high})
+    supports = bool((d_pcg <= 1.5).all() and (d_dpg <= 1.5).all() and (below >= 3.0).all())
+    contradicts = bool((d_pcg - Z * se_pcg > 1.5).any() or (d_dpg - Z * se_dpg > 1.5).any()
+                       or (below + Z * se_b < 3.0).any())
+    judged = _judge(supports, contradicts, p.runs(["PCG", "DPG", "Random", "Greedy"], high), tested=False,
+                    undecided="the interval of a difference reaches its threshold",
+                    missing=_span(high, PAPER_RANKS, 22, 25))
     measured = "; ".join(f"r={r}: |PCG−R| {_fmt(a)}, |DPG−R| {_fmt(b)}, G−max {_fmt(c)}"
                          for r, a, b, c in zip(high, d_pcg, d_dpg, below))
-    return Outcome(measured, holds)
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F1.f", "fig1", "Around r = 20–25 both private algorithms become equivalent to a uniformly random set.",
-             "|mean_X − mean_R| ≤ 1.5 for X ∈ {PCG, DPG}, and Greedy ≥ 3 units above both",
-             needs=("fig1",))(_per_reading("fig1", _f1f))
+_claim("F1.f", "fig1", "Around r = 20–25 both private algorithms become equivalent to a uniformly random set.",
+       "|mean_X − mean_R| ≤ 1.5 for X ∈ {PCG, DPG}, and Greedy ≥ 3 units above both", _f1f)
+
+
+def _sum_claim(total: float, se: float, n: int, mid: list[int]) -> tuple[bool | None, str, str]:
+    """A claim 'Σ over (10, 20] > 2 SE': reproduced above +2 SE, not reproduced below −2 SE (the interval
+    excludes a positive effect), both only over the claim's own ranks."""
+    return _judge(total > 2 * se, total + Z * se < 0, n, tested=True, undecided="the interval of Σ contains 0",
+                  missing=_span(mid, PAPER_RANKS, 10, 20, lo_open=True))
 
 
 def _f1x(p: _Pivots, settings) -> Outcome:
     mean, sem = p.mean, p.sem
     mid = [r for r in _ranks(p) if 10 < r <= 20]
     if not mid or "PCG0" not in mean:
-        raise NotEvaluated("needs a rank in (10, 20] and the PCG0 runs")
+        raise Inconclusive("needs a rank in (10, 20] and the PCG0 runs",
+                           needs="PCG0 runs at " + _span([], PAPER_RANKS, 10, 20, lo_open=True))
     p.need("PCG", "PCG0", "Random")
     edge = mean.loc[mid, "PCG"] - mean.loc[mid, "PCG0"]
-    se = np.sqrt(sem.loc[mid, "PCG"] ** 2 + sem.loc[mid, "PCG0"] ** 2)
-    z = float(edge.sum() / np.sqrt((se**2).sum()))
+    se = float(np.sqrt((sem.loc[mid, "PCG"] ** 2 + sem.loc[mid, "PCG0"] ** 2).sum()))
+    total = float(edge.sum())
     rounding_edge = float((mean.loc[mid, "PCG0"] - mean.loc[mid, "Random"]).mean())
     measured = (
-        f"Σ (PCG − PCG0) = {_fmt(float(edge.sum()))} ({_fmt(z, 1)} SE); mean (PCG0 − Random) = {_fmt(rounding_edge)}; "
+        f"Σ (PCG − PCG0) = {_fmt(total)} ({_z(total, se)} SE); mean (PCG0 − Random) = {_fmt(rounding_edge)}; "
         + "; ".join(f"r={r}: PCG {_fmt(mean.loc[r, 'PCG'], 2)}, PCG0 {_fmt(mean.loc[r, 'PCG0'], 2)}" for r in mid))
-    return Outcome(measured, z > 2.0)
+    return _outcome(measured, _sum_claim(total, se, p.runs(["PCG", "PCG0"], mid), mid))
 
 
-CLAIMS.claim(
+_claim(
     "F1.x", "fig1",
     "[derived, not in the paper] PCG's utility in (10, 20] comes from the data: it beats the same algorithm run with ε0 = 0.",
-    "Σ_r (mean_PCG − mean_PCG0) > 2 SE", needs=("fig1",),
-    details="PCG0 picks uniformly at every step (no data); its edge over Random comes from swap rounding of T bases",
-)(_per_reading("fig1", _f1x))
+    "Σ_r (mean_PCG − mean_PCG0) > 2 SE", _f1x,
+    details="PCG0 picks uniformly at every step (no data); its edge over Random comes from swap rounding of T bases")
 
 
 def _f1y(p: _Pivots, settings) -> Outcome:
     mid = [r for r in _ranks(p) if 10 < r <= 20]
     if not mid:
-        raise NotEvaluated("no rank in (10, 20] was run")
+        raise Inconclusive("no rank in (10, 20] was run", needs=_span([], PAPER_RANKS, 10, 20, lo_open=True))
     total, se = _paired_sum(p, "PCG", "PCG_perm", mid)
+    name = paired_name("PCG", "PCG_perm")
     measured = f"Σ (PCG − PCG_perm) = {_fmt(total)} ({_z(total, se)} SE, paired); " + "; ".join(
-        f"r={r}: {_fmt(p.mean.loc[r, paired_name('PCG', 'PCG_perm')])} ± {_fmt(p.sem.loc[r, paired_name('PCG', 'PCG_perm')])}"
-        for r in mid)
+        f"r={r}: {_fmt(p.mean.loc[r, name])} ± {_fmt(p.sem.loc[r, name])}" for r in mid)
     if paired_name("PCG0", "PCG0_perm") in p.mean.columns:
         t0, se0 = _paired_sum(p, "PCG0", "PCG0_perm", mid)
         measured += f"; Σ (PCG0 − PCG0_perm) = {_fmt(t0)} ({_z(t0, se0)} SE)"
-    return Outcome(measured, total > 2 * se)
+    return _outcome(measured, _sum_claim(total, se, p.runs([name], mid), mid))
 
 
-CLAIMS.claim(
+_claim(
     "F1.y", "fig1",
     "[derived, not in the paper] PCG beats its label-permuted self in (10, 20]: rounding in index order (the 20 grid "
     "points are elements 0–19, the north-vertex copies 20–99) adds utility.",
     "Σ_r mean(PCG − PCG_perm) > 2 SE (paired: same fractional point, elements relabelled at random before rounding)",
-    needs=("fig1",),
-    details="PCG_perm rounds PCG's own fractional point after a uniform relabelling of the elements (own seeded stream)",
-)(_per_reading("fig1", _f1y))
+    _f1y,
+    details="PCG_perm rounds PCG's own fractional point after a uniform relabelling of the elements (own seeded stream)")
 
 
 def _f1z(p: _Pivots, settings, ref: str = "Random") -> Outcome:
     mid = [r for r in _ranks(p) if 10 < r <= 20]
     if not mid:
-        raise NotEvaluated("no rank in (10, 20] was run")
+        raise Inconclusive("no rank in (10, 20] was run", needs=_span([], PAPER_RANKS, 10, 20, lo_open=True))
     total, se = _paired_sum(p, "PCG0", ref, mid)
     name = paired_name("PCG0", ref)
     measured = f"Σ (PCG0 − {_short(ref)}) = {_fmt(total)} ({_z(total, se)} SE, paired by dataset); " + "; ".join(
         f"r={r}: {_fmt(p.mean.loc[r, name])} ± {_fmt(p.sem.loc[r, name])}" for r in mid)
-    return Outcome(measured, total > 2 * se)
+    return _outcome(measured, _sum_claim(total, se, p.runs([name], mid), mid))
 
 
-CLAIMS.claim(
+_claim(
     "F1.z", "fig1",
     "[derived, not in the paper] PCG0 (PCG with ε0 = 0, which never looks at the data) beats a random basis in (10, 20].",
-    "Σ_r mean(PCG0 − R) > 2 SE (paired by dataset)", needs=("fig1",),
-)(_per_reading("fig1", _f1z, exact_threshold="Σ_r mean(PCG0 − E[R]) > 2 SE (paired by dataset)"))
+    "Σ_r mean(PCG0 − R) > 2 SE (paired by dataset)", _f1z,
+    exact_threshold="Σ_r mean(PCG0 − E[R]) > 2 SE (paired by dataset)")
 
 
 def _f1g(p: _Pivots, settings) -> Outcome:
@@ -296,13 +447,16 @@ def _f1g(p: _Pivots, settings) -> Outcome:
     ranks = _ranks(p)
     rnd = p.mean["Random"].to_numpy()
     if len(rnd) < 2:
-        raise NotEvaluated("needs at least two ranks")
-    return Outcome("Random means: " + ", ".join(f"r={r}: {_fmt(v, 2)}" for r, v in zip(ranks, rnd)),
-                   bool((np.diff(rnd) > 0).all()))
+        raise Inconclusive("needs at least two ranks", needs="≥ 2 ranks")
+    steps = np.diff(rnd)
+    se = np.hypot(p.sem["Random"].to_numpy()[1:], p.sem["Random"].to_numpy()[:-1])
+    judged = _judge(bool((steps > 0).all()), bool((steps + Z * se < 0).any()), p.runs(["Random"]), tested=False,
+                    undecided="the interval of a step contains 0")
+    return _outcome("Random means: " + ", ".join(f"r={r}: {_fmt(v, 2)}" for r, v in zip(ranks, rnd)), judged)
 
 
-CLAIMS.claim("F1.g", "fig1", "The utility of a random basis increases with r (fewer sets made mostly of north-vertex copies).",
-             "strictly increasing in r", needs=("fig1",))(_per_reading("fig1", _f1g))
+_claim("F1.g", "fig1", "The utility of a random basis increases with r (fewer sets made mostly of north-vertex copies).",
+       "strictly increasing in r", _f1g, quick=_q_ranks)
 
 
 # ----------------------------------------------------------------------------- Figure 2
@@ -312,107 +466,131 @@ def _ms(p: _Pivots) -> list[int]:
     return [int(m) for m in p.mean.index]
 
 
+def _q_ms(p: _Pivots) -> str:
+    return _q_reading(_ms(p), PAPER_MS, "m")
+
+
 def _f2a(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     mean, sem = p.mean, p.sem
     gap = mean["PCG"] - mean["DPG"]
+    se = _se(p, "PCG", "DPG")
     small = [m for m in _ms(p) if m <= 2000]
     if not small:
-        raise NotEvaluated("no m ≤ 2000 was run")
+        raise Inconclusive("no m ≤ 2000 was run", needs="m ∈ {1000, 2000}")
     overlap = [(abs(gap[m]) < 0.005) or (abs(gap[m]) <= sem["PCG"][m] + sem["DPG"][m]) for m in small]
+    contradicts = any(abs(gap[m]) - Z * se[m] > 0.005 for m in small)   # the gap's interval excludes |gap| < 0.005
+    judged = _judge(all(overlap), contradicts, p.runs(["PCG", "DPG"], small), tested=True,
+                    undecided="the gap's interval reaches 0.005")
     measured = "; ".join(f"m={m}: gap {_fmt(gap[m], 4)} (SEM_PCG {_fmt(sem['PCG'][m], 4)}, SEM_DPG {_fmt(sem['DPG'][m], 4)})"
                          for m in small)
-    return Outcome(measured, all(overlap))
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F2.a", "fig2", "For small datasets (m ≤ 2000) PCG and DPG perform comparably.",
-             "|gap| < 0.005 or the ±1 SEM bars overlap", needs=("fig2",))(_per_reading("fig2", _f2a))
+_claim("F2.a", "fig2", "For small datasets (m ≤ 2000) PCG and DPG perform comparably.",
+       "|gap| < 0.005 or the ±1 SEM bars overlap", _f2a, quick=_q_ms)
 
 
 def _f2b(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
-    mean, sem, ms = p.mean, p.sem, _ms(p)
+    mean, ms = p.mean, _ms(p)
     if len(ms) < 2:
-        raise NotEvaluated("needs at least two values of m")
+        raise Inconclusive("needs at least two values of m", needs="≥ 2 values of m")
     gap = mean["PCG"] - mean["DPG"]
-    sem_diff = np.sqrt(sem["PCG"] ** 2 + sem["DPG"] ** 2)
+    sem_diff = _se(p, "PCG", "DPG")
     grows = float(gap[ms[-1]]) > float(gap[ms[0]])
     significant = all(gap[m] > 3 * sem_diff[m] for m in ms[-3:])
+    growth_hi = float(gap[ms[-1]] - gap[ms[0]]) + Z * float(np.hypot(sem_diff[ms[-1]], sem_diff[ms[0]]))
+    contradicts = growth_hi < 0 or any(gap[m] + Z * sem_diff[m] < 0 for m in ms[-3:])
+    judged = _judge(grows and significant, contradicts, p.runs(["PCG", "DPG"]), tested=True,
+                    undecided="a gap within 3 SEM_diff of 0, or its growth within noise")
     measured = "gap (PCG − DPG) in utility/m: " + "; ".join(
         f"m={m}: {_fmt(gap[m], 4)} ({_fmt(gap[m] / sem_diff[m], 1)} SEM)" for m in ms)
-    return Outcome(measured, grows and significant)
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F2.b", "fig2", "PCG's improvement over DPG increases with m; the confidence intervals separate for large m.",
-             "gap(max m) > gap(min m) and gap > 3·SEM_diff at each of the three largest m",
-             needs=("fig2",))(_per_reading("fig2", _f2b))
+_claim("F2.b", "fig2", "PCG's improvement over DPG increases with m; the confidence intervals separate for large m.",
+       "gap(max m) > gap(min m) and gap > 3·SEM_diff at each of the three largest m", _f2b, quick=_q_ms)
 
 
 def _f2c(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     mean, sem, ms = p.mean, p.sem, _ms(p)
     if len(ms) < 3:
-        raise NotEvaluated("needs at least three values of m")
+        raise Inconclusive("needs at least three values of m", needs="≥ 3 values of m")
     dpg_means = mean["DPG"].to_numpy()
     rho = spearman(ms, dpg_means) if np.ptp(dpg_means) > 0 else 0.0
     change = {a: weighted_change(ms, mean[a].to_numpy(), sem[a].to_numpy()) for a in ("PCG", "DPG")}
     (d_pcg, se_pcg), (d_dpg, se_dpg) = change["PCG"], change["DPG"]
-    finite(d_pcg, se_pcg, d_dpg, se_dpg, what="the fitted change (weights 1/SEM²)")
+    _finite(d_pcg, se_pcg, d_dpg, se_dpg, what="the fitted change (weights 1/SEM²)")
     measured = (f"Spearman ρ(m, DPG) = {_fmt(rho, 2)}; fitted change over m: DPG {_fmt(d_dpg, 4)} ± {_fmt(se_dpg, 4)}, "
                 f"PCG {_fmt(d_pcg, 4)} ± {_fmt(se_pcg, 4)}")
-    return Outcome(measured, rho < 0 and d_dpg < -3 * se_dpg and d_pcg > -3 * se_pcg)
+    # contradicted: DPG's change excludes a decline, or PCG declines beyond 3 SE (the threshold's own test)
+    judged = _judge(rho < 0 and d_dpg < -3 * se_dpg and d_pcg > -3 * se_pcg,
+                    d_dpg - Z * se_dpg > 0 or d_pcg <= -3 * se_pcg, p.runs(["PCG", "DPG"]), tested=True,
+                    undecided="DPG's decline within 3 SE of 0")
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim(
+_claim(
     "F2.c", "fig2",
     "DPG's utility/m decreases with m (the mechanism concentrates on the greedy trap B) while PCG stays roughly flat.",
-    "ρ < 0, DPG's fitted change < −3 SE, and PCG's fitted change > −3 SE (no significant decline)", needs=("fig2",),
-    details="fitted change = weighted least-squares slope × (max m − min m), weights 1/SEM²",
-)(_per_reading("fig2", _f2c))
+    "ρ < 0, DPG's fitted change < −3 SE, and PCG's fitted change > −3 SE (no significant decline)", _f2c,
+    quick=_q_ms, details="fitted change = weighted least-squares slope × (max m − min m), weights 1/SEM²")
 
 
 def _f2d(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG", "Greedy", "basis {A,B}", "basis {A,C}")
-    mean = p.mean
+    mean, sem = p.mean, p.sem
     lo, hi = mean["basis {A,B}"], mean["basis {A,C}"]
     within = bool(((mean["PCG"] >= lo) & (mean["PCG"] <= hi) & (mean["DPG"] >= lo) & (mean["DPG"] <= hi)).all())
     greedy_below = bool((mean["Greedy"] < mean[["PCG", "DPG"]].min(axis=1)).all())
+    outside = any(((mean[a] + Z * sem[a] < lo) | (mean[a] - Z * sem[a] > hi)).any() for a in ("PCG", "DPG"))
+    above = any((mean["Greedy"] - mean[a] - Z * _se(p, "Greedy", a) > 0).any() for a in ("PCG", "DPG"))
     greedy_at_ab = float((mean["Greedy"] - lo).abs().max())
+    judged = _judge(within and greedy_below, outside or above, p.runs(["PCG", "DPG", "Greedy"]), tested=False,
+                    undecided="an interval reaches a bound")
     measured = (f"f(AB)/m ∈ [{_fmt(lo.min(), 4)}, {_fmt(lo.max(), 4)}], f(AC)/m ∈ [{_fmt(hi.min(), 4)}, {_fmt(hi.max(), 4)}]; "
                 f"max |Greedy − f(AB)/m| = {_fmt(greedy_at_ab, 4)}")
-    return Outcome(measured, within and greedy_below)
+    return _outcome(measured, judged)
 
 
-CLAIMS.claim("F2.d", "fig2",
-             "Greedy ends at the worse basis {A, B}; both private algorithms lie between f(AB)/m and f(AC)/m, above Greedy.",
-             "f(AB)/m ≤ PCG, DPG ≤ f(AC)/m and Greedy < both at every m", needs=("fig2",))(_per_reading("fig2", _f2d))
+_claim("F2.d", "fig2",
+       "Greedy ends at the worse basis {A, B}; both private algorithms lie between f(AB)/m and f(AC)/m, above Greedy.",
+       "f(AB)/m ≤ PCG, DPG ≤ f(AC)/m and Greedy < both at every m", _f2d, quick=_q_ms)
 
 
 def _f2e(p: _Pivots, settings, ref: str = "Random") -> Outcome:
     p.need("PCG", ref)
-    mean, sem = p.mean, p.sem
+    mean = p.mean
     d_rand = mean["PCG"] - mean[ref]
-    sem_rand = np.sqrt(sem["PCG"] ** 2 + sem[ref] ** 2)
+    sem_rand = _se(p, "PCG", ref)
     measured = f"PCG − {_short(ref)}: " + "; ".join(
         f"m={m}: {_fmt(d_rand[m], 4)} ({_fmt(d_rand[m] / sem_rand[m], 1)} SEM)" for m in _ms(p))
-    return Outcome(measured, bool((d_rand.abs() <= 3 * sem_rand).all()))
+    within = bool((d_rand.abs() <= 3 * sem_rand).all())
+    # "indistinguishable" is a test: a difference beyond 3·SEM_diff excludes equality
+    return _outcome(measured, _judge(within, not within, p.runs(["PCG", ref]), tested=True, undecided=""))
 
 
-CLAIMS.claim("F2.e", "fig2",
-             "[derived, not in the paper] A random basis is statistically indistinguishable from PCG at every m.",
-             "|PCG − Random| ≤ 3·SEM_diff at every m", needs=("fig2",))(
-    _per_reading("fig2", _f2e, exact_threshold="|PCG − E[R]| ≤ 3·SEM_diff at every m"))
+_claim("F2.e", "fig2",
+       "[derived, not in the paper] A random basis is statistically indistinguishable from PCG at every m.",
+       "|PCG − Random| ≤ 3·SEM_diff at every m", _f2e,
+       exact_threshold="|PCG − E[R]| ≤ 3·SEM_diff at every m", quick=_q_ms)
 
 
 def _f2f(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
-    lo_y = float(p.mean[["PCG", "DPG"]].min().min())
-    hi_y = float(p.mean[["PCG", "DPG"]].max().max())
-    return Outcome(f"range of PCG and DPG means: [{_fmt(lo_y, 4)}, {_fmt(hi_y, 4)}]", 0.78 <= lo_y and hi_y <= 0.82)
+    vals = p.mean[["PCG", "DPG"]]
+    lo_y, hi_y = float(vals.min().min()), float(vals.max().max())
+    sems = p.sem[["PCG", "DPG"]]
+    contradicts = bool(((vals + Z * sems < 0.78) | (vals - Z * sems > 0.82)).to_numpy().any())
+    judged = _judge(0.78 <= lo_y and hi_y <= 0.82, contradicts, p.runs(["PCG", "DPG"]), tested=False,
+                    undecided="a mean's interval reaches 0.78 or 0.82")
+    return _outcome(f"range of PCG and DPG means: [{_fmt(lo_y, 4)}, {_fmt(hi_y, 4)}]", judged)
 
 
-CLAIMS.claim("F2.f", "fig2", "The plotted means fall in the paper's displayed range 0.78–0.82.",
-             "0.78 ≤ all means ≤ 0.82", needs=("fig2",))(_per_reading("fig2", _f2f))
+_claim("F2.f", "fig2", "The plotted means fall in the paper's displayed range 0.78–0.82.",
+       "0.78 ≤ all means ≤ 0.82", _f2f, quick=_q_ms)
 
 
 def evaluate(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]):
@@ -438,7 +616,7 @@ def _label_finding(p: _Pivots, reading: str) -> Finding | None:
         return None
     try:
         p.need(*needed)
-    except NotEvaluated:
+    except Inconclusive:
         return None
     k = len(mid)
     label, label_se = (v / k for v in _paired_sum(p, "PCG", "PCG_perm", mid))
@@ -474,7 +652,7 @@ def _fig2_finding(p: _Pivots, reading: str) -> Finding | None:
         return None
     try:
         p.need("PCG", "DPG", EXACT_RANDOM)
-    except NotEvaluated:
+    except Inconclusive:
         return None
     ms = _ms(p)
     d = p.mean["PCG"] - p.mean[EXACT_RANDOM]
