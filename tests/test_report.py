@@ -133,7 +133,9 @@ def test_each_claim_row_carries_the_reference_verdict_of_the_same_row():
 
 
 @pytest.mark.parametrize("kind, verdicts, expected", [
-    ("experimental", [REPRODUCED, REPRODUCED, INCONCLUSIVE], "Reproduced at the reference scale: 2 of 3 claim rows; 1 inconclusive."),
+    ("experimental", [REPRODUCED, REPRODUCED], "Reproduced at the reference scale: all 2 claim rows."),
+    ("experimental", [REPRODUCED, REPRODUCED, INCONCLUSIVE],
+     "No claim contradicted at the reference scale: 2 of 3 claim rows reproduced; 1 inconclusive."),
     ("experimental", [REPRODUCED, NOT_REPRODUCED], "Partly reproduced at the reference scale: 1 of 2 claim rows; not reproduced: C2."),
     ("theory", [REPRODUCED, NOT_REPRODUCED, REPRODUCED], "Theorems illustrated: 2 of 3 predictions hold at the reference scale; not reproduced: C2."),
 ])

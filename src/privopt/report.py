@@ -181,10 +181,12 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
     n = int(len(decided))
     if row["kind"] == "theory":
         status = f"Theorems illustrated: {counts[REPRODUCED]} of {n} predictions hold {scale}"
-    elif not failed and counts[REPRODUCED]:
-        status = f"Reproduced {scale}: {counts[REPRODUCED]} of {n} claim rows"
-    else:
+    elif failed:
         status = f"Partly reproduced {scale}: {counts[REPRODUCED]} of {n} claim rows"
+    elif counts[INCONCLUSIVE]:
+        status = f"No claim contradicted {scale}: {counts[REPRODUCED]} of {n} claim rows reproduced"
+    else:
+        status = f"Reproduced {scale}: all {n} claim rows"
     status += f"; not reproduced: {', '.join(failed)}" if failed else ""
     status += f"; {counts[INCONCLUSIVE]} inconclusive" if counts[INCONCLUSIVE] else ""
     row["status"] = status + "."
