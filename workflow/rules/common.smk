@@ -6,8 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-import yaml
-from snakemake.utils import validate
 
 # Jobs import the privopt library of this checkout, whichever environment runs them (a venv with
 # privopt installed, a --use-conda env, a cluster node); so does this parse.
@@ -18,6 +16,7 @@ sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.experiments import cost as run_cost
 from privopt.experiments.codedigest import code_digest
+from privopt.experiments.config import ConfigSources, validate_config
 from privopt.experiments.protocol import ConfigError, point_path, ref_module, seeds_of
 from privopt.experiments.registry import papers
 
@@ -27,10 +26,6 @@ PAPERS = papers()
 # ----------------------------------------------------------------------------- config
 
 
-def _schema_keys(path):
-    return set(yaml.safe_load(Path(path).read_text())["properties"])
-
-
 # jsonschema imports rfc3987_syntax, when installed (jupyter pulls it in), only to check the "iri" formats,
 # and that import builds its grammars: about 2.4 s on every Snakemake start (every dry run, every cluster
 # job).  No schema of this workflow uses those formats, so it is left out; jsonschema then skips them.
@@ -38,30 +33,24 @@ if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
+def config_sources():
+    """The config files Snakemake merged, lowest precedence first (the Snakefile's configfile, then each
+    --configfile), and the --config overrides: to say which of them set a key."""
+    cli = [str(f) for f in workflow.config_settings.configfiles]
+    base = [str(f) for f in workflow.configfiles if str(f) not in cli]
+    return ConfigSources(base + cli, workflow.config_settings.config)
+
+
 def check_config():
-    """Validate the config before any job is planned: the workflow's own keys, then each paper's
-    section against workflow/schemas/<paper>.schema.yaml (defaults filled in), then each paper's
-    cross-key checks.  Every error names the config key."""
-    validate(config, schema="../schemas/config.schema.yaml", set_default=True)
-    own = _schema_keys(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
-    unknown = sorted(set(config) - own - set(PAPERS))
-    if unknown:
-        raise ConfigError(
-            f"config key {', '.join(unknown)}: not a setting of the workflow ({', '.join(sorted(own))}) "
-            f"nor a registered paper ({', '.join(PAPERS)})"
-        )
-    for key, paper in PAPERS.items():
-        if not isinstance(config.setdefault(key, {}), dict):
-            raise ConfigError(f"config key {key}: the section of a paper must be a mapping, got {config[key]!r}")
-        schema = Path(workflow.basedir) / "workflow" / "schemas" / f"{key}.schema.yaml"
-        if not schema.is_file():
-            raise ConfigError(f"paper {key} (src/privopt/experiments/{key}/) has no config schema: write "
-                              f"workflow/schemas/{key}.schema.yaml (docs/adding-a-paper.md)")
-        validate(config[key], schema=f"../schemas/{key}.schema.yaml", set_default=True)
-        paper.check(config[key])
+    """Validate the config before any job is planned (privopt.experiments.config.validate_config): the
+    workflow's own keys, then each paper's section against workflow/schemas/<paper>.schema.yaml (defaults
+    filled in, numbers in scientific notation read as numbers), then each paper's cross-key checks.
+    Every error names the paper, the key path and the config file that set it."""
+    validate_config(config, PAPERS, sources=config_sources(), schemas=Path(workflow.basedir) / "workflow/schemas")
     source = config["uber_source"]
     if "://" not in source and not Path(source).exists():
-        raise ConfigError(f"config key uber_source: local file {source!r} does not exist")
+        raise ConfigError(f"config key uber_source (set in {config_sources().origin(('uber_source',))}): "
+                          f"local file {source!r} does not exist")
 
 
 check_config()
