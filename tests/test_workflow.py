@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ from workflow_runs import (
     REPO,
     SCHEDULING_PAPERS,
     SUBSET,
+    SUBSET_DIR,
     SUBSET_SHA256,
     assert_same_results,
     copy_workflow,
@@ -105,23 +107,23 @@ BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split"
 @pytest.mark.parametrize(
     "override, key",
     [
-        ({"chaturvedi2021": {"eps": 0}}, "['eps']"),
-        ({"chaturvedi2021": {"eps": -0.5}}, "['eps']"),
-        ({"chaturvedi2021": {"delta": 1.5}}, "['delta']"),
-        ({"chaturvedi2021": {"delta": 0}}, "['delta']"),
+        ({"chaturvedi2021": {"eps": 0}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"eps": -0.5}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"delta": 1.5}}, "chaturvedi2021.delta"),
+        ({"chaturvedi2021": {"delta": 0}}, "chaturvedi2021.delta"),
         ({"chaturvedi2021": {"fig1": {"ranks": [10, 101]}}}, "chaturvedi2021.fig1.ranks"),
-        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "['ranks']"),
-        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "['n_runs']"),
-        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "['ms']"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "chaturvedi2021.fig1.ranks[0]"),
+        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "chaturvedi2021.fig1.n_runs"),
+        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "chaturvedi2021.fig2.ms[0]"),
         ({"chaturvedi2021": {"fig1": {"plot_reading": "nonesuch"}}}, "chaturvedi2021.fig1.plot_reading"),
-        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "['pcg_scores']"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "chaturvedi2021.fig2.readings.paper.pcg_scores"),
         ({"chaturvedi2021": {"fig2": {"readings": {"paper": {**BAD_READING, "pcg_scores": "G", "grid_mode": "full"}}}}}, "grid_mode"),
         ({"shariff2018": {"exp2": {"n_rounds": 60_000_000}}}, "shariff2018.exp2.n_rounds = 60000000 exceeds shariff2018.exp2.n"),
         ({"shariff2018": {"exp1": {"n": 1000, "n_rounds": 2000}}}, "shariff2018.exp1.n_rounds = 2000 exceeds"),
-        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "['gaps']"),
+        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "shariff2018.exp3.gaps"),
         ({"shariff2018": {"exp2": {"variants": ["laplace"]}}}, "'laplace' is not one of"),
         ({"shariff2018": "none"}, "shariff2018"),
-        ("uber_sha256=xyz", "['uber_sha256']"),
+        ("uber_sha256=xyz", "config key uber_sha256"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),
     ],
@@ -140,6 +142,8 @@ def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
     message = proc.stdout + proc.stderr
     assert key in message, message[-3000:]
     assert "Job stats" not in message
+    # and where it was set: the file, or --config
+    assert f"set in {bad}" in message if isinstance(override, dict) else "set in --config" in message, message[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -156,10 +160,10 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
 def test_smoke_pipeline_produces_every_output(smoke_runs):
     work = smoke_runs[2]
     expected = [f for files in registry_files(work).values() for f in files]
-    expected += ["resources/uber/pickups.parquet", "results/paper/index.html", "results/audit/audits.csv"]
+    expected += [f"{SUBSET_DIR}/pickups.parquet", "results/paper/index.html", "results/audit/audits.csv"]
     for rel in expected:
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
-    provenance = json.loads((work / "resources/uber/uber-raw-data-apr14.provenance.json").read_text())
+    provenance = json.loads((work / f"{SUBSET_DIR}/provenance.json").read_text())
     assert provenance["records"] == 99_997 and not provenance["canonical"]
     executed = json.loads((work / "logs/notebooks/chaturvedi2021_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
@@ -305,15 +309,89 @@ def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs
 @needs_subset
 def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)
+    key = "sha256-" + "f" * 16
     proc = snakemake(
-        work, "--cores", "1", "resources/uber/uber-raw-data-apr14.csv",
+        work, "--cores", "1", f"resources/uber/{key}/uber-raw-data-apr14.csv",
         "--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64, check=False,
     )
     assert proc.returncode != 0
-    log = (work / "logs/data/uber_download.log").read_text()
+    log = (work / f"logs/data/{key}/uber_download.log").read_text()
     assert "f" * 64 in log and SUBSET_SHA256 in log
-    assert not (work / "resources/uber/uber-raw-data-apr14.csv").exists()
+    assert not (work / f"resources/uber/{key}/uber-raw-data-apr14.csv").exists()
     assert not list(work.rglob("*.tmp"))
+
+
+def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root``: its bytes and modification time."""
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+@needs_subset
+def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothing(tmp_path):
+    """The data lives under the name of the check it passed: a wrong sha256, a truncated file and an
+    unreachable URL (the offline default) each fail in a folder of their own, the verified subset and its
+    provenance stay as they were, and the subset's config plans nothing (it used to delete them, and
+    after restoring them byte for byte every job downstream replanned: "Params have changed")."""
+    work = copy_workflow(tmp_path / "wf")
+    target = "results/chaturvedi2021/instances/fig1/instance.json"
+    snakemake(work, "--cores", "1", target, *data_config())
+    verified = _tree(work / SUBSET_DIR)
+    assert set(verified) == {"uber-raw-data-apr14.csv", "provenance.json", "pickups.parquet"}
+    instance = _tree(work / "results/chaturvedi2021/instances")
+
+    truncated = tmp_path / "truncated.csv"
+    truncated.write_bytes((work / SUBSET_DIR / "uber-raw-data-apr14.csv").read_bytes()[:5000])
+    attempts = {
+        "wrong sha256": ["--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64],
+        "truncated file": ["--config", f"uber_source={truncated}"],
+        "offline URL": ["--config", "uber_source=https://nonexistent.invalid/uber-raw-data-apr14.csv"],
+    }
+    for what, args in attempts.items():
+        if what != "wrong sha256":  # the canonical check's folder may have been left by the previous attempt
+            shutil.rmtree(work / "resources/uber/canonical-e8af4b8e0c4adb58", ignore_errors=True)
+        proc = snakemake(work, "--cores", "1", target, *args, check=False)
+        assert proc.returncode != 0, what
+        assert _tree(work / SUBSET_DIR) == verified, what
+        assert _tree(work / "results/chaturvedi2021/instances") == instance, what
+        assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}, what
+    log = (work / "logs/data/canonical-e8af4b8e0c4adb58/uber_download.log").read_text()
+    assert "nonexistent.invalid" in log and "config/shared-data.yaml" in log, log[-2000:]  # the offline hint
+    # The same data from another source (the plain verified copy, by its own sha256) is another folder;
+    # the subset's folder is untouched by it, and the subset's config still plans nothing.
+    import hashlib
+
+    plain = work / SUBSET_DIR / "uber-raw-data-apr14.csv"
+    digest = hashlib.sha256(plain.read_bytes()).hexdigest()
+    snakemake(work, "--cores", "1", f"resources/uber/sha256-{digest[:16]}/pickups.parquet",
+              "--config", f"uber_source={plain}", f"uber_sha256={digest}")
+    assert _tree(work / SUBSET_DIR) == verified
+    assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}
+
+
+@needs_subset
+def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp_path):
+    """A header and no records used to parse ('0 pickups parsed'), and the run jobs failed three rules
+    later blaming a config key; now the parse refuses it, naming the file, the count and the key."""
+    import hashlib
+
+    work = copy_workflow(tmp_path / "wf")
+    for name, body, minimum in [("empty.csv", "", None), ("few.csv", "4/1/2014 0:11:00,40.769,-73.9549,B02512\n" * 3, 5)]:
+        src = tmp_path / name
+        src.write_text("Date/Time,Lat,Lon,Base\n" + body)
+        digest = hashlib.sha256(src.read_bytes()).hexdigest()
+        extra = [f"uber_min_records={minimum}"] if minimum else []
+        key = f"sha256-{digest[:16]}"
+        proc = snakemake(work, "--cores", "1", "results/chaturvedi2021/instances/fig1/instance.json",
+                         "--config", f"uber_source={src}", f"uber_sha256={digest}", *extra, check=False)
+        assert proc.returncode != 0
+        log = (work / f"logs/data/{key}/uber_parse.log").read_text()
+        count = body.count("\n")
+        assert f"{count} records after the header, fewer than the {minimum or 100} required" in log, log[-2000:]
+        assert "uber-raw-data-apr14.csv" in log and str(src) in log and "uber_min_records" in log
+        assert not (work / f"resources/uber/{key}/pickups.parquet").exists()
+    # enough records for a lower minimum: parsed
+    snakemake(work, "--cores", "1", f"resources/uber/{key}/pickups.parquet",
+              "--config", f"uber_source={src}", f"uber_sha256={digest}", "uber_min_records=3")
 
 
 @needs_subset
@@ -393,9 +471,47 @@ def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
         "4/1/2014 0:17:00,not-a-number,-73.9549,B02512\n"
     )
     digest = hashlib.sha256(bad.read_bytes()).hexdigest()
-    proc = snakemake(work, "--cores", "1", "resources/uber/pickups.parquet",
-                     "--config", f"uber_source={bad}", f"uber_sha256={digest}", check=False)
+    key = f"sha256-{digest[:16]}"
+    proc = snakemake(work, "--cores", "1", f"resources/uber/{key}/pickups.parquet",
+                     "--config", f"uber_source={bad}", f"uber_sha256={digest}", "uber_min_records=1", check=False)
     assert proc.returncode != 0
-    log = (work / "logs/data/uber_parse.log").read_text()
+    log = (work / f"logs/data/{key}/uber_parse.log").read_text()
     assert "uber-raw-data-apr14.csv, line 3" in log and "not-a-number" in log and str(bad) in log, log[-2000:]
-    assert not (work / "resources/uber/pickups.parquet").exists()
+    assert not (work / f"resources/uber/{key}/pickups.parquet").exists()
+
+
+# Every keyword a schema of this workflow may use (JSON Schema 2020-12, the ones that take a subschema or a
+# value); anything else is a typo or a YAML flow mapping split by a comma in an unquoted description.
+SCHEMA_KEYWORDS = {
+    "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default", "examples", "type", "enum",
+    "const", "properties", "additionalProperties", "required", "patternProperties", "propertyNames", "items",
+    "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format", "oneOf", "anyOf", "allOf",
+    "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
+}
+
+
+def _subschemas(node, path):
+    """Every subschema of a schema with its path (properties, $defs, items, the branches of oneOf, ...)."""
+    yield path, node
+    for key in ("properties", "$defs", "patternProperties", "dependentSchemas"):
+        for name, sub in (node.get(key) or {}).items():
+            yield from _subschemas(sub, f"{path}.{name}")
+    for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
+        if isinstance(node.get(key), dict):
+            yield from _subschemas(node[key], f"{path}.{key}")
+    for key in ("oneOf", "anyOf", "allOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key) or []):
+            yield from _subschemas(sub, f"{path}.{key}[{i}]")
+
+
+@pytest.mark.parametrize("schema", sorted(p.name for p in (REPO / "workflow/schemas").glob("*.schema.yaml")))
+def test_every_schema_uses_only_schema_keywords_and_string_descriptions(schema):
+    """shariff2018.schema.yaml had ``description: Independent runs per (reward model, d) (paper 100).`` in a
+    flow mapping: the comma ended the description and made ``d) (paper 100).`` a key."""
+    doc = yaml.safe_load((REPO / "workflow/schemas" / schema).read_text())
+    for path, node in _subschemas(doc, schema.split(".")[0]):
+        assert isinstance(node, dict), path
+        assert set(node) <= SCHEMA_KEYWORDS, f"{path}: not schema keywords: {sorted(set(node) - SCHEMA_KEYWORDS)}"
+        if "description" in node:
+            assert isinstance(node["description"], str) and node["description"].strip(), path

@@ -14,6 +14,7 @@ _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
+from privopt.data.uber import content_key
 from privopt.experiments import cost as run_cost
 from privopt.experiments.codedigest import code_digest
 from privopt.experiments.config import ConfigSources, validate_config
@@ -56,10 +57,13 @@ def check_config():
 check_config()
 
 
-def uber_local_source():
-    """The configured source as an input file when it is a local path (so a new file reruns)."""
-    source = config["uber_source"]
-    return [source] if "://" not in source else []
+def uber_key():
+    """The folder name of the verified pickups this config asks for (privopt.data.uber.content_key)."""
+    return content_key(config["uber_sha256"] or None)
+
+
+def uber_dir():
+    return f"resources/uber/{uber_key()}"
 
 
 # ----------------------------------------------------------------------------- points, files, digests
@@ -120,7 +124,7 @@ def all_table_files():
 def uber_provenance_if_used():
     """The Uber provenance record, when a registered paper uses the pickups."""
     used = any(p.uses_uber for p in PAPERS.values())
-    return ["resources/uber/uber-raw-data-apr14.provenance.json"] if used else []
+    return [f"{uber_dir()}/provenance.json"] if used else []
 
 
 # ----------------------------------------------------------------------------- params of the generic rules
