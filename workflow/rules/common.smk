@@ -2,6 +2,7 @@
 # blocks, code digests, job resources).  No rules here, and nothing that names one paper: every paper
 # is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.data.uber import content_key
 from privopt.experiments import cost as run_cost
+from privopt.experiments import costguard
 from privopt.experiments.codedigest import code_digest
 from privopt.experiments.config import ConfigSources, validate_config
 from privopt.experiments.protocol import ConfigError, point_path, ref_module, seeds_of
@@ -34,6 +36,7 @@ if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
+@functools.cache
 def config_sources():
     """The config files Snakemake merged, lowest precedence first (the Snakefile's configfile, then each
     --configfile), and the --config overrides: to say which of them set a key."""
@@ -164,9 +167,28 @@ def job_seconds(paper, exp, wc):
     return exp.cost(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block)))
 
 
+def guard(paper, exp, wc, **estimate):
+    """The cost guard (privopt.experiments.costguard): refuse a planned run job out of reach of this
+    machine (or of the cluster limits with a cluster executor) before any job runs.  Snakemake asks for
+    the resources while it builds the job graph, dry runs included; jobs on a cluster node (remote
+    execution) were checked by the snakemake that submitted them."""
+    if workflow.remote_exec:
+        return
+    costguard.check_job(rule=f"{paper.key}_runs_{exp.name}", key=paper.key, exp=exp, section=config[paper.key],
+                        point=run_point(paper, exp, wc), block=wc.block, n_seeds=len(seeds_of(wc.block)),
+                        guard=config["cost_guard"], local=workflow.local_exec, origin=config_sources().origin,
+                        **estimate)
+
+
 def job_runtime(paper, exp):
     """SLURM runtime (minutes) of a run job: predicted seconds with margin and start-up."""
-    return lambda wc: run_cost.runtime_minutes(job_seconds(paper, exp, wc))
+
+    def runtime(wc):
+        seconds = job_seconds(paper, exp, wc)
+        guard(paper, exp, wc, seconds=seconds)
+        return run_cost.runtime_minutes(seconds)
+
+    return runtime
 
 
 def job_mem_mb(paper, exp):
@@ -176,7 +198,9 @@ def job_mem_mb(paper, exp):
         if exp.data_mb is None:
             return run_cost.mem_mb()
         point = run_point(paper, exp, wc)
-        return run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+        mb = run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+        guard(paper, exp, wc, mem_mb=mb)
+        return mb
 
     return mem
 

@@ -11,7 +11,7 @@ limits come from the config key ``cost_guard`` (workflow/schemas/config.schema.y
   no limit, the cluster enforces what each job asks for) — set them to a node's size in a config file;
 * ``enabled: false`` lets every job go on.
 
-The key named in a refusal is the one whose doubling grows the estimate most (:func:`driving_key`): the
+The keys named in a refusal are those whose doubling grows the estimate most (:func:`driving_keys`): the
 numeric keys of the paper's section, the list a parameter point's value comes from, and the seeds per
 job.
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 from privopt.experiments.errors import ConfigError
 
-__all__ = ["machine_mem_mb", "limits", "driving_key", "check_job", "format_mb"]
+__all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb"]
 
 
 def machine_mem_mb() -> int | None:
@@ -90,24 +90,45 @@ def _doubled(value: Any) -> Any:
     return 2 * value
 
 
-def driving_key(section: Mapping, key: str, exp, point: Mapping, n_seeds: int,
-                measure: Callable[[dict, Mapping, int], float]) -> tuple[tuple, float] | None:
-    """(config key path, factor): the key of the paper's section whose doubling multiplies
-    ``measure(settings, point, n_seeds)`` the most (factor > 1), or None.  Candidates: every numeric key
-    (a key that no longer validates once doubled is skipped), the list a point value comes from (the
-    point's value doubled), and the seeds per job (``n_seeds`` doubled)."""
+def _above_default(key: str, section: Mapping, path: tuple) -> float:
+    """How many times its schema default a key's value is (its largest element for a list); 1 where either
+    is not a positive number."""
+    from privopt.experiments.config import SCHEMAS, schema_of
+
+    try:
+        node, value = schema_of(key, SCHEMAS), section
+        for part in path:
+            node, value = node["properties"][part], value[part]
+        default = node.get("default")
+    except (KeyError, TypeError, OSError):
+        return 1.0
+    big = (lambda v: max(v) if isinstance(v, list) and v and all(isinstance(x, (int, float)) for x in v) else v)
+    value, default = big(value), big(default)
+    if isinstance(value, (int, float)) and isinstance(default, (int, float)) and value > 0 and default > 0:
+        return float(value) / float(default)
+    return 1.0
+
+
+def driving_keys(section: Mapping, key: str, exp, point: Mapping, n_seeds: int,
+                 measure: Callable[[dict, Mapping, int], float]) -> list[tuple[tuple, float]]:
+    """The config keys of the paper's section whose doubling multiplies ``measure(settings, point,
+    n_seeds)`` (factor > 1), as (key path, factor), the largest factor first (equal factors: the key
+    furthest above its schema default first).  Candidates: every numeric key (a key that no longer works
+    once doubled is skipped), the list a point value comes from (the point's value doubled), and the
+    seeds per job (``n_seeds`` doubled)."""
     try:
         base = float(measure(exp.settings(section, point), point, n_seeds))
     except Exception:  # noqa: BLE001 - a model that cannot price the job names no key
-        return None
+        return []
     if not base > 0:
-        return None
-    best: tuple[tuple, float] | None = None
+        return []
+    found: dict[tuple, tuple[tuple, float]] = {}
 
     def consider(path: tuple, value: float) -> None:
-        nonlocal best
-        if math.isfinite(value) and value / base > 1.0 + 1e-9 and (best is None or value / base > best[1]):
-            best = ((key, *path), value / base)
+        if math.isfinite(value) and value / base > 1.01:
+            rank = (round(math.log(value / base), 6), _above_default(key, section, path))
+            if (key, *path) not in found or rank > found[(key, *path)][0]:
+                found[(key, *path)] = (rank, value / base)
 
     leaves = list(_leaves(section))
     for path, value in leaves:
@@ -123,7 +144,7 @@ def driving_key(section: Mapping, key: str, exp, point: Mapping, n_seeds: int,
     for name, value in point.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0:
             continue
-        lists = [path for path, v in leaves if isinstance(v, list) and value in v and path[-1] != "seeds"]
+        lists = [path for path, v in leaves if isinstance(v, list) and value in v]
         if not lists:
             continue
         try:
@@ -136,7 +157,8 @@ def driving_key(section: Mapping, key: str, exp, point: Mapping, n_seeds: int,
             consider(per_job[0], float(measure(settings, point, 2 * n_seeds)))
         except Exception:  # noqa: BLE001
             pass
-    return best
+    ranked = sorted(found.items(), key=lambda item: item[1][0], reverse=True)
+    return [(path, factor) for path, (_, factor) in ranked]
 
 
 def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, block: str, n_seeds: int,
@@ -159,16 +181,13 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
         option = "cost_guard.max_job_hours" if local else "cost_guard.cluster_max_job_hours"
     else:
         return
-    found = driving_key(section, key, exp, point, n_seeds, measure)
-    if found:
-        path, factor = found
-        dotted = ".".join(str(p) for p in path)
+    drivers = []
+    for path, factor in driving_keys(section, key, exp, point, n_seeds, measure)[:3]:
         value = section
         for part in path[1:]:
             value = value[part]
-        drive = (f"; the estimate grows most with config key {dotted} = {value!r} (set in {origin(path)}; "
-                 f"doubling it multiplies the estimate by {factor:.3g})")
-    else:
-        drive = ""
-    raise ConfigError(f"cost guard: {what}{drive}.  Lower it, or go on anyway with a higher {option} "
+        drivers.append(f"{'.'.join(str(p) for p in path)} = {value!r} (set in {origin(path)}; doubled: "
+                       f"x{factor:.3g})")
+    drive = f"; the config keys that drive the estimate: {', '.join(drivers)}" if drivers else ""
+    raise ConfigError(f"cost guard: {what}{drive}.  Lower {'one of them' if drivers else 'the settings'}, or go on anyway with a higher {option} "
                       f"or cost_guard: {{enabled: false}} in a config file (privopt.experiments.costguard)")
