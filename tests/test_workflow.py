@@ -31,6 +31,7 @@ from workflow_runs import (
     assert_same_results,
     copy_workflow,
     data_config,
+    load_config,
     needs_subset,
     of_papers,
     planned_jobs,
@@ -445,19 +446,150 @@ def test_every_registered_paper_has_a_schema_and_its_captions():
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])
 def test_shipped_config_files_validate(name):
-    from snakemake.utils import update_config, validate
-
     from privopt.experiments.registry import papers
 
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    config = load_config(name)  # the library's loading: schemas, defaults, each paper's cross-key checks
     for key, paper in papers().items():
-        config.setdefault(key, {})
-        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
-        paper.check(config[key])
         assert list(paper.run_jobs(config[key]))
     assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
+
+
+# ----------------------------------------------------------------------------- config messages (the library)
+
+
+def _config_error(tmp_path, text: str, overrides=None) -> str:
+    from privopt.experiments.config import load_config as load
+    from privopt.experiments.errors import ConfigError
+
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load([path], overrides, base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+    return str(err.value)
+
+
+def test_a_schema_error_names_the_paper_the_key_path_and_the_file(tmp_path):
+    """Two papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs']."""
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_runs: 0\n")
+    assert (f"config key chaturvedi2021.fig1.n_runs (paper chaturvedi2021; set in {tmp_path / 'mine.yaml'}): "
+            "0 is less than the minimum") in message, message
+    # a key the file does not set is traced to the file that does (here the Snakefile's config file)
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    m: 100\n", {"chaturvedi2021": {"eps": -1}})
+    assert "config key chaturvedi2021.eps (paper chaturvedi2021; set in --config on the command line)" in message
+    # a paper's cross-key check, too
+    message = _config_error(tmp_path, "shariff2018:\n  exp1:\n    n: 1000\n    n_rounds: 2000\n")
+    assert "paper shariff2018: " in message and f"set in {tmp_path / 'mine.yaml'}" in message, message
+
+
+def test_a_yaml_syntax_error_names_the_file_and_the_line(tmp_path):
+    message = _config_error(tmp_path, "shariff2018:\n  fig1: {d: 3, K: 1000\n  exp1:\n    n: 5\n")
+    assert f"config file {tmp_path / 'mine.yaml'}, line 3" in message and "starts on line 2" in message, message
+
+
+def test_an_unknown_key_is_named_with_the_nearest_names(tmp_path):
+    """`scael: smoke` was reported as a type error (every unknown top-level key was taken for a paper)."""
+    message = _config_error(tmp_path, "scael: smoke\n")
+    assert "unknown key scael" in message and "did you mean scale?" in message, message
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_run: 5\n")
+    assert "config key chaturvedi2021.fig1.n_run (paper chaturvedi2021" in message, message
+    assert "unknown key n_run, did you mean n_runs?" in message, message
+
+
+def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(tmp_path):
+    """YAML 1.1 reads 1e-3 and 1e12 as strings; they were rejected as 'not of type number'."""
+    from privopt.experiments.config import coerce_numbers, load_config as load
+
+    path = tmp_path / "sci.yaml"
+    path.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5, n_rounds: 2.5e4}\n"
+                    "  exp3: {gaps: [0.0, 1e-1]}\n")
+    assert yaml.safe_load(path.read_text())["privacy_audit"]["alpha"] == "1e-3"  # what YAML gives
+    config = load([path], base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+    assert config["privacy_audit"]["alpha"] == 0.001
+    assert config["shariff2018"]["exp1"]["n"] == 100_000 and isinstance(config["shariff2018"]["exp1"]["n"], int)
+    assert config["shariff2018"]["exp1"]["n_rounds"] == 25_000 and config["shariff2018"]["exp3"]["gaps"] == [0.0, 0.1]
+    # where the schema wants a string, a string it stays (and an error names it)
+    doc = {"scale": "1e3", "uber_sha256": "1e3"}
+    assert coerce_numbers(doc, yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())) == []
+    assert doc == {"scale": "1e3", "uber_sha256": "1e3"}
+    # a number that breaks a bound is reported as the number
+    assert "0.5 is greater than or equal to the maximum of 0.5" in _config_error(tmp_path, "privacy_audit: {alpha: 5e-1}\n")
+
+
+def test_config_sources_say_which_file_set_a_key(tmp_path):
+    from privopt.experiments.config import ConfigSources
+
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text("x: {y: 1, z: 2}\n")
+    b.write_text("x: {y: 3}\n")
+    sources = ConfigSources([a, b], {"w": 1})
+    assert sources.origin(("x", "y")) == str(b) and sources.origin(("x", "z")) == str(a)
+    assert sources.origin(("x", "q")) == str(b)  # the last file that has its section
+    assert sources.origin(("w",)) == "--config on the command line"
+    assert sources.origin(("v",)) == "the schema's default"
+
+
+# ----------------------------------------------------------------------------- config messages (the workflow)
+
+
+@needs_subset
+def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_errors(tmp_path):
+    work = copy_workflow(tmp_path / "wf")
+    sci = tmp_path / "sci.yaml"
+    sci.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5}\n")
+    assert "shariff2018_runs_exp1" in planned_jobs(snakemake(work, "-n", "--configfile", str(sci), *data_config()))
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("scael: smoke\n")
+    proc = snakemake(work, "-n", "--configfile", str(typo), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"unknown key scael (set in {typo}), did you mean scale?" in message, message[-3000:]
+    # a YAML syntax error in the Snakefile's own config file: Snakemake's message named neither file nor line
+    cfg = work / "config/config.yaml"
+    cfg.write_text(cfg.read_text().replace("scale: quick", "scale: [quick"))
+    proc = snakemake(work, "-n", *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "config file config/config.yaml, line" in message, message[-3000:]
+
+
+@needs_subset
+def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path):
+    """n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only sign was a
+    dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that drives it."""
+    work = copy_workflow(tmp_path / "wf")
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e12\n")
+    proc = snakemake(work, "-n", "--configfile", str(huge), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Job stats" not in message
+    assert "cost guard: run job shariff2018_runs_exp1" in message and " TB of memory" in message, message[-3000:]
+    assert f"shariff2018.exp1.n_rounds = 1000000000000 (set in {huge}" in message, message[-3000:]
+    # a runtime beyond cost_guard.max_job_hours on a local run
+    long = tmp_path / "long.yaml"
+    long.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e8\ncost_guard: {max_job_hours: 1}\n")
+    proc = snakemake(work, "-n", "--configfile", str(long), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert "is predicted to compute for" in message and "cost_guard.max_job_hours = 1" in message, message[-3000:]
+    # the user's way on
+    on = tmp_path / "on.yaml"
+    on.write_text("cost_guard: {enabled: false}\n")
+    jobs = planned_jobs(snakemake(work, "-n", "--configfile", str(huge), str(on), *data_config()))
+    assert jobs["shariff2018_runs_exp1"] > 0
+
+
+def test_the_cost_guard_limits():
+    from privopt.experiments import costguard
+
+    mem, _, seconds, _ = costguard.limits({"enabled": True, "max_mem_mb": None, "max_job_hours": 24}, local=True)
+    assert mem == costguard.machine_mem_mb() > 0 and seconds == 24 * 3600
+    assert costguard.limits({"enabled": True, "max_mem_mb": None, "max_job_hours": 24}, local=False)[::2] == (None, None)
+    assert costguard.limits({"enabled": True, "cluster_max_mem_mb": 5000, "cluster_max_job_hours": 2},
+                            local=False)[::2] == (5000, 7200.0)
+    assert costguard.limits({"enabled": False, "max_mem_mb": 1}, local=True)[::2] == (None, None)
+
+
+def test_the_default_profile_resumes_interrupted_runs():
+    """The README says the profile redoes the outputs of jobs killed midway; profiles/default lacked it."""
+    for name in ("default", "slurm"):
+        assert yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())["rerun-incomplete"] is True
 
 
 def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):

@@ -189,5 +189,6 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
         drivers.append(f"{'.'.join(str(p) for p in path)} = {value!r} (set in {origin(path)}; doubled: "
                        f"x{factor:.3g})")
     drive = f"; the config keys that drive the estimate: {', '.join(drivers)}" if drivers else ""
-    raise ConfigError(f"cost guard: {what}{drive}.  Lower {'one of them' if drivers else 'the settings'}, or go on anyway with a higher {option} "
+    lower = "one of them" if drivers else "the settings"
+    raise ConfigError(f"cost guard: {what}{drive}.  Lower {lower}, or go on anyway with a higher {option} "
                       f"or cost_guard: {{enabled: false}} in a config file (privopt.experiments.costguard)")
