@@ -559,9 +559,20 @@ def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path)
     huge.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e12\n")
     proc = snakemake(work, "-n", "--configfile", str(huge), *data_config(), check=False)
     message = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and "Job stats" not in message
+    assert proc.returncode != 0 and "would run" not in message
     assert "cost guard: run job shariff2018_runs_exp1" in message and " TB of memory" in message, message[-3000:]
     assert f"shariff2018.exp1.n_rounds = 1000000000000 (set in {huge}" in message, message[-3000:]
+    # a real run refuses before its first job, also when the run jobs wait for others (download, parse,
+    # instance: Snakemake asks for a job's resources only when it can schedule it; the workflow's
+    # onstart asks for every planned run job's)
+    big = tmp_path / "big.yaml"
+    big.write_text("chaturvedi2021:\n  fig1:\n    m: 1e8\n")
+    proc = snakemake(work, "--cores", "1", "chaturvedi2021_fig1", "--configfile", "config/smoke.yaml", str(big),
+                     *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "cost guard: run job chaturvedi2021_runs_fig1" in message, message[-3000:]
+    assert f"chaturvedi2021.fig1.m = 100000000 (set in {big}" in message, message[-3000:]
+    assert not (work / "resources").exists() and not (work / "results").exists()
     # a runtime beyond cost_guard.max_job_hours on a local run
     long = tmp_path / "long.yaml"
     long.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e8\ncost_guard: {max_job_hours: 1}\n")

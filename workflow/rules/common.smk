@@ -169,15 +169,25 @@ def job_seconds(paper, exp, wc):
 
 def guard(paper, exp, wc, **estimate):
     """The cost guard (privopt.experiments.costguard): refuse a planned run job out of reach of this
-    machine (or of the cluster limits with a cluster executor) before any job runs.  Snakemake asks for
-    the resources while it builds the job graph, dry runs included; jobs on a cluster node (remote
-    execution) were checked by the snakemake that submitted them."""
+    machine (or of the cluster limits with a cluster executor) before any job runs: Snakemake asks for a
+    job's resources when it prints it (dry runs) or schedules it, and onstart below asks for every planned
+    run job's.  Jobs on a cluster node (remote execution) were checked by the snakemake that submitted them."""
     if workflow.remote_exec:
         return
     costguard.check_job(rule=f"{paper.key}_runs_{exp.name}", key=paper.key, exp=exp, section=config[paper.key],
                         point=run_point(paper, exp, wc), block=wc.block, n_seeds=len(seeds_of(wc.block)),
                         guard=config["cost_guard"], local=workflow.local_exec, origin=config_sources().origin,
                         **estimate)
+
+
+onstart:
+    # Price every planned run job before the first job starts (Snakemake evaluates a job's resources
+    # only when it prints or schedules it, and run jobs wait for their instances): asking for each
+    # one's resources runs the cost guard above.  (A dry run prices them as it prints them.)
+    _run_rules = {f"{p.key}_runs_{e.name}" for p in PAPERS.values() for e in p.experiments}
+    for _job in workflow.dag.needrun_jobs():
+        if _job.rule.name in _run_rules:
+            _job.resources
 
 
 def job_runtime(paper, exp):

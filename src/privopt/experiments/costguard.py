@@ -2,9 +2,9 @@
 runs, with its estimate and the config key that drives it.
 
 The workflow prices each planned run job when it asks for the job's resources (workflow/rules/common.smk,
-``job_mem_mb`` and ``job_runtime``: the paper's cost model, :mod:`privopt.experiments.cost`), which
-Snakemake does while it builds the job graph — in a dry run too, and before the first job starts.  The
-limits come from the config key ``cost_guard`` (workflow/schemas/config.schema.yaml):
+``job_mem_mb`` and ``job_runtime``: the paper's cost model, :mod:`privopt.experiments.cost`): Snakemake
+asks when it prints a job (a dry run) or schedules it, and the workflow's ``onstart`` asks for every
+planned run job before the first job starts.  The limits come from the config key ``cost_guard`` (workflow/schemas/config.schema.yaml):
 
 * on a local run: memory ``max_mem_mb`` (null: the memory of the machine) and runtime ``max_job_hours``;
 * with a cluster executor (profiles/slurm): ``cluster_max_mem_mb`` and ``cluster_max_job_hours`` (null:
