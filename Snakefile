@@ -6,9 +6,19 @@
 #   snakemake --cores 8 --configfile config/paper.yaml    paper scale
 # Results go to results/<scale>/ (quick, paper, smoke, ...), so the scales never overwrite each other.
 
+import sys
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+
+
+# A YAML syntax error in it is reported with the file and line (Snakemake's own message names neither).
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))
+from privopt.experiments.config import read_config_file
+
+read_config_file("config/config.yaml")
 
 
 configfile: "config/config.yaml"

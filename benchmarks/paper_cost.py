@@ -24,9 +24,9 @@ import statistics
 from pathlib import Path
 
 import yaml
-from snakemake.utils import update_config, validate
 
 from privopt.experiments import cost as run_cost
+from privopt.experiments.config import load_config as load
 from privopt.experiments.registry import papers
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,15 +35,9 @@ SCHEMAS = REPO / "workflow" / "schemas"
 
 
 def load_config(files: list[Path]) -> dict:
-    """The config Snakemake would use: config/config.yaml, each file over it, the schemas' defaults."""
-    config: dict = {}
-    for path in [BASE, *files]:
-        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
-    validate(config, str(SCHEMAS / "config.schema.yaml"), set_default=True)
-    for key in papers():
-        config.setdefault(key, {})
-        validate(config[key], str(SCHEMAS / f"{key}.schema.yaml"), set_default=True)
-    return config
+    """The config Snakemake would use: config/config.yaml, each file over it, the schemas' defaults
+    (privopt.experiments.config.load_config: errors name the paper, the key and the file)."""
+    return load([Path(f) for f in files], base=BASE, schemas=SCHEMAS)
 
 
 def predicted_seconds(section: dict, exp, job) -> float:

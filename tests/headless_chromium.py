@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -53,6 +54,51 @@ def ensure_chromium() -> str:
     return found
 
 
+def start_group(args: list[str]) -> subprocess.Popen:
+    """Start a program in a process group of its own (its children inherit it), stderr piped."""
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # state, ppid, pgrp, ...
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    """End a program started by :func:`start_group` and every process of its group: SIGTERM to the group,
+    then SIGKILL to whatever is left after ``timeout`` s; returns once none is left."""
+    pgid = proc.pid
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, timeout)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not group_members(pgid):
+                break
+            time.sleep(0.05)
+        else:
+            continue
+        break
+    proc.wait()
+    if proc.stderr:
+        proc.stderr.close()
+    left = group_members(pgid)
+    if left:
+        raise RuntimeError(f"processes {left} of the browser's group survived SIGKILL")
+
+
 class Chromium:
     """A headless Chromium with one page, as a context manager.
 
@@ -73,16 +119,20 @@ class Chromium:
                 f"--user-data-dir={self._profile.name}", f"--window-size={self.width},{self.height}", "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")  # Chromium refuses to start its sandbox as root
-        self._proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        port = self._devtools_port()
-        pages = [t for t in self._json(port, "/json/list") if t.get("type") == "page"]
-        assert pages, "Chromium opened no page"
-        self._ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=self.timeout,
-                                               suppress_origin=True)
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.send(f"{domain}.enable")
-        self.send("Emulation.setDeviceMetricsOverride",
-                  width=self.width, height=self.height, deviceScaleFactor=1, mobile=False)
+        self._proc = start_group(args)
+        try:
+            port = self._devtools_port()
+            pages = [t for t in self._json(port, "/json/list") if t.get("type") == "page"]
+            assert pages, "Chromium opened no page"
+            self._ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=self.timeout,
+                                                   suppress_origin=True)
+            for domain in ("Page", "Runtime", "Log", "Network"):
+                self.send(f"{domain}.enable")
+            self.send("Emulation.setDeviceMetricsOverride",
+                      width=self.width, height=self.height, deviceScaleFactor=1, mobile=False)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
@@ -90,12 +140,10 @@ class Chromium:
             self._ws.close()
         except Exception:
             pass
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        # The browser's helpers (zygote, GPU, network, renderers) are its children, in its process group;
+        # they keep writing into the profile after the main process has gone, so end the whole group and
+        # wait for it before removing the profile ("OSError: Directory not empty: 'Default'").
+        stop_group(self._proc)
         self._profile.cleanup()
 
     def _devtools_port(self) -> int:

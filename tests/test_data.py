@@ -29,6 +29,9 @@ from privopt.data.uber import (
     COLUMNS,
     ChecksumError,
     DataValidationError,
+    MIN_RECORDS,
+    TooFewRecordsError,
+    content_key,
     fetch_uber,
     git_blob_id,
     read_pickups,
@@ -578,3 +581,28 @@ def test_boxes_on_subset(subset_df: pd.DataFrame) -> None:
     assert geo.FIG2_BOX.contains_points(P).all()
     assert geo.manhattan_distance_matrix(P, np.c_[lat[in2], lon[in2]], geo.FIG2_BOX.l1_diameter).max() <= 1.0
 
+
+
+def test_min_records_refuses_a_header_without_enough_records(tmp_path: Path) -> None:
+    """A header and no record parsed ('0 pickups') and failed three rules later; with a minimum the file
+    is refused at once, naming the file and the count."""
+    path = tmp_path / "pickups.csv"
+    path.write_text(",".join(COLUMNS) + "\n")
+    assert len(read_pickups(path)) == 0  # no minimum: the library still reads it
+    with pytest.raises(TooFewRecordsError, match=r"pickups\.csv: 0 records after the header, fewer than the 100"):
+        read_pickups(path, min_records=MIN_RECORDS)
+    path.write_text(",".join(COLUMNS) + "\n" + "4/1/2014 0:11:00,40.769,-73.9549,B02512\n" * 3)
+    with pytest.raises(DataValidationError, match="3 records after the header, fewer than the 4 required"):
+        read_pickups(path, min_records=4)
+    assert len(read_pickups(path, min_records=3)) == 3
+
+
+def test_content_key_names_the_check_not_the_source() -> None:
+    digest = "8DFD591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
+    assert content_key(digest) == content_key(digest.lower()) == "sha256-8dfd591402b260e2"
+    assert content_key(None) == content_key("") == f"canonical-{CANONICAL_GIT_BLOB_ID[:16]}"
+    assert content_key("f" * 64) != content_key(digest)
+    with pytest.raises(ValueError, match="64 hex digits"):
+        content_key("xyz")
+    err = TooFewRecordsError("a.csv", None, "0 records")
+    assert isinstance(pickle.loads(pickle.dumps(err)), TooFewRecordsError)

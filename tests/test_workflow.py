@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -28,10 +29,12 @@ from workflow_runs import (
     SMOKE,
     SMOKE_LOGS,
     SUBSET,
+    SUBSET_DIR,
     SUBSET_SHA256,
     assert_same_results,
     copy_workflow,
     data_config,
+    load_config,
     needs_subset,
     of_papers,
     planned_jobs,
@@ -108,23 +111,23 @@ BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split"
 @pytest.mark.parametrize(
     "override, key",
     [
-        ({"chaturvedi2021": {"eps": 0}}, "['eps']"),
-        ({"chaturvedi2021": {"eps": -0.5}}, "['eps']"),
-        ({"chaturvedi2021": {"delta": 1.5}}, "['delta']"),
-        ({"chaturvedi2021": {"delta": 0}}, "['delta']"),
+        ({"chaturvedi2021": {"eps": 0}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"eps": -0.5}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"delta": 1.5}}, "chaturvedi2021.delta"),
+        ({"chaturvedi2021": {"delta": 0}}, "chaturvedi2021.delta"),
         ({"chaturvedi2021": {"fig1": {"ranks": [10, 101]}}}, "chaturvedi2021.fig1.ranks"),
-        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "['ranks']"),
-        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "['n_runs']"),
-        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "['ms']"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "chaturvedi2021.fig1.ranks[0]"),
+        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "chaturvedi2021.fig1.n_runs"),
+        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "chaturvedi2021.fig2.ms[0]"),
         ({"chaturvedi2021": {"fig1": {"plot_reading": "nonesuch"}}}, "chaturvedi2021.fig1.plot_reading"),
-        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "['pcg_scores']"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "chaturvedi2021.fig2.readings.paper.pcg_scores"),
         ({"chaturvedi2021": {"fig2": {"readings": {"paper": {**BAD_READING, "pcg_scores": "G", "grid_mode": "full"}}}}}, "grid_mode"),
         ({"shariff2018": {"exp2": {"n_rounds": 60_000_000}}}, "shariff2018.exp2.n_rounds = 60000000 exceeds shariff2018.exp2.n"),
         ({"shariff2018": {"exp1": {"n": 1000, "n_rounds": 2000}}}, "shariff2018.exp1.n_rounds = 2000 exceeds"),
-        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "['gaps']"),
+        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "shariff2018.exp3.gaps"),
         ({"shariff2018": {"exp2": {"variants": ["laplace"]}}}, "'laplace' is not one of"),
         ({"shariff2018": "none"}, "shariff2018"),
-        ("uber_sha256=xyz", "['uber_sha256']"),
+        ("uber_sha256=xyz", "config key uber_sha256"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),
     ],
@@ -143,6 +146,8 @@ def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
     message = proc.stdout + proc.stderr
     assert key in message, message[-3000:]
     assert "Job stats" not in message
+    # and where it was set: the file, or --config
+    assert f"set in {bad}" in message if isinstance(override, dict) else "set in --config" in message, message[-3000:]
 
 
 @pytest.fixture(scope="module")
@@ -159,10 +164,10 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
 def test_smoke_pipeline_produces_every_output(smoke_runs):
     work = smoke_runs[2]
     expected = [f for files in registry_files(work).values() for f in files]
-    expected += ["resources/uber/pickups.parquet", f"{SMOKE}/paper/index.html", f"{SMOKE}/audit/audits.csv"]
+    expected += [f"{SUBSET_DIR}/pickups.parquet", f"{SMOKE}/paper/index.html", f"{SMOKE}/audit/audits.csv"]
     for rel in expected:
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
-    provenance = json.loads((work / "resources/uber/uber-raw-data-apr14.provenance.json").read_text())
+    provenance = json.loads((work / f"{SUBSET_DIR}/provenance.json").read_text())
     assert provenance["records"] == 99_997 and not provenance["canonical"]
     executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/chaturvedi2021_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
@@ -352,15 +357,89 @@ def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs
 @needs_subset
 def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)
+    key = "sha256-" + "f" * 16
     proc = snakemake(
-        work, "--cores", "1", "resources/uber/uber-raw-data-apr14.csv",
+        work, "--cores", "1", f"resources/uber/{key}/uber-raw-data-apr14.csv",
         "--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64, check=False,
     )
     assert proc.returncode != 0
-    log = (work / "logs/data/uber_download.log").read_text()
+    log = (work / f"logs/data/{key}/uber_download.log").read_text()
     assert "f" * 64 in log and SUBSET_SHA256 in log
-    assert not (work / "resources/uber/uber-raw-data-apr14.csv").exists()
+    assert not (work / f"resources/uber/{key}/uber-raw-data-apr14.csv").exists()
     assert not list(work.rglob("*.tmp"))
+
+
+def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under ``root``: its bytes and modification time."""
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+@needs_subset
+def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothing(tmp_path):
+    """The data lives under the name of the check it passed: a wrong sha256, a truncated file and an
+    unreachable URL (the offline default) each fail in a folder of their own, the verified subset and its
+    provenance stay as they were, and the subset's config plans nothing (it used to delete them, and
+    after restoring them byte for byte every job downstream replanned: "Params have changed")."""
+    work = copy_workflow(tmp_path / "wf")
+    target = "results/quick/chaturvedi2021/instances/fig1/instance.json"
+    snakemake(work, "--cores", "1", target, *data_config())
+    verified = _tree(work / SUBSET_DIR)
+    assert set(verified) == {"uber-raw-data-apr14.csv", "provenance.json", "pickups.parquet"}
+    instance = _tree(work / "results/quick/chaturvedi2021/instances")
+
+    truncated = tmp_path / "truncated.csv"
+    truncated.write_bytes((work / SUBSET_DIR / "uber-raw-data-apr14.csv").read_bytes()[:5000])
+    attempts = {
+        "wrong sha256": ["--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64],
+        "truncated file": ["--config", f"uber_source={truncated}"],
+        "offline URL": ["--config", "uber_source=https://nonexistent.invalid/uber-raw-data-apr14.csv"],
+    }
+    for what, args in attempts.items():
+        if what != "wrong sha256":  # the canonical check's folder may have been left by the previous attempt
+            shutil.rmtree(work / "resources/uber/canonical-e8af4b8e0c4adb58", ignore_errors=True)
+        proc = snakemake(work, "--cores", "1", target, *args, check=False)
+        assert proc.returncode != 0, what
+        assert _tree(work / SUBSET_DIR) == verified, what
+        assert _tree(work / "results/quick/chaturvedi2021/instances") == instance, what
+        assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}, what
+    log = (work / "logs/data/canonical-e8af4b8e0c4adb58/uber_download.log").read_text()
+    assert "nonexistent.invalid" in log and "config/shared-data.yaml" in log, log[-2000:]  # the offline hint
+    # The same data from another source (the plain verified copy, by its own sha256) is another folder;
+    # the subset's folder is untouched by it, and the subset's config still plans nothing.
+    import hashlib
+
+    plain = work / SUBSET_DIR / "uber-raw-data-apr14.csv"
+    digest = hashlib.sha256(plain.read_bytes()).hexdigest()
+    snakemake(work, "--cores", "1", f"resources/uber/sha256-{digest[:16]}/pickups.parquet",
+              "--config", f"uber_source={plain}", f"uber_sha256={digest}")
+    assert _tree(work / SUBSET_DIR) == verified
+    assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}
+
+
+@needs_subset
+def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp_path):
+    """A header and no records used to parse ('0 pickups parsed'), and the run jobs failed three rules
+    later blaming a config key; now the parse refuses it, naming the file, the count and the key."""
+    import hashlib
+
+    work = copy_workflow(tmp_path / "wf")
+    for name, body, minimum in [("empty.csv", "", None), ("few.csv", "4/1/2014 0:11:00,40.769,-73.9549,B02512\n" * 3, 5)]:
+        src = tmp_path / name
+        src.write_text("Date/Time,Lat,Lon,Base\n" + body)
+        digest = hashlib.sha256(src.read_bytes()).hexdigest()
+        extra = [f"uber_min_records={minimum}"] if minimum else []
+        key = f"sha256-{digest[:16]}"
+        proc = snakemake(work, "--cores", "1", "results/quick/chaturvedi2021/instances/fig1/instance.json",
+                         "--config", f"uber_source={src}", f"uber_sha256={digest}", *extra, check=False)
+        assert proc.returncode != 0
+        log = (work / f"logs/data/{key}/uber_parse.log").read_text()
+        count = body.count("\n")
+        assert f"{count} records after the header, fewer than the {minimum or 100} required" in log, log[-2000:]
+        assert "uber-raw-data-apr14.csv" in log and str(src) in log and "uber_min_records" in log
+        assert not (work / f"resources/uber/{key}/pickups.parquet").exists()
+    # enough records for a lower minimum: parsed
+    snakemake(work, "--cores", "1", f"resources/uber/{key}/pickups.parquet",
+              "--config", f"uber_source={src}", f"uber_sha256={digest}", "uber_min_records=3")
 
 
 @needs_subset
@@ -415,19 +494,161 @@ def test_every_registered_paper_has_a_schema_and_its_captions():
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])
 def test_shipped_config_files_validate(name):
-    from snakemake.utils import update_config, validate
-
     from privopt.experiments.registry import papers
 
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
+    config = load_config(name)  # the library's loading: schemas, defaults, each paper's cross-key checks
     for key, paper in papers().items():
-        config.setdefault(key, {})
-        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
-        paper.check(config[key])
         assert list(paper.run_jobs(config[key]))
     assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
+
+
+# ----------------------------------------------------------------------------- config messages (the library)
+
+
+def _config_error(tmp_path, text: str, overrides=None) -> str:
+    from privopt.experiments.config import load_config as load
+    from privopt.experiments.errors import ConfigError
+
+    path = tmp_path / "mine.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load([path], overrides, base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+    return str(err.value)
+
+
+def test_a_schema_error_names_the_paper_the_key_path_and_the_file(tmp_path):
+    """Two papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs']."""
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_runs: 0\n")
+    assert (f"config key chaturvedi2021.fig1.n_runs (paper chaturvedi2021; set in {tmp_path / 'mine.yaml'}): "
+            "0 is less than the minimum") in message, message
+    # a key the file does not set is traced to the file that does (here the Snakefile's config file)
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    m: 100\n", {"chaturvedi2021": {"eps": -1}})
+    assert "config key chaturvedi2021.eps (paper chaturvedi2021; set in --config on the command line)" in message
+    # a paper's cross-key check, too
+    message = _config_error(tmp_path, "shariff2018:\n  exp1:\n    n: 1000\n    n_rounds: 2000\n")
+    assert "paper shariff2018: " in message and f"set in {tmp_path / 'mine.yaml'}" in message, message
+
+
+def test_a_yaml_syntax_error_names_the_file_and_the_line(tmp_path):
+    message = _config_error(tmp_path, "shariff2018:\n  fig1: {d: 3, K: 1000\n  exp1:\n    n: 5\n")
+    assert f"config file {tmp_path / 'mine.yaml'}, line 3" in message and "starts on line 2" in message, message
+
+
+def test_an_unknown_key_is_named_with_the_nearest_names(tmp_path):
+    """`scael: smoke` was reported as a type error (every unknown top-level key was taken for a paper)."""
+    message = _config_error(tmp_path, "scael: smoke\n")
+    assert "unknown key scael" in message and "did you mean scale?" in message, message
+    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_run: 5\n")
+    assert "config key chaturvedi2021.fig1.n_run (paper chaturvedi2021" in message, message
+    assert "unknown key n_run, did you mean n_runs?" in message, message
+
+
+def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(tmp_path):
+    """YAML 1.1 reads 1e-3 and 1e12 as strings; they were rejected as 'not of type number'."""
+    from privopt.experiments.config import coerce_numbers, load_config as load
+
+    path = tmp_path / "sci.yaml"
+    path.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5, n_rounds: 2.5e4}\n"
+                    "  exp3: {gaps: [0.0, 1e-1]}\n")
+    assert yaml.safe_load(path.read_text())["privacy_audit"]["alpha"] == "1e-3"  # what YAML gives
+    config = load([path], base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+    assert config["privacy_audit"]["alpha"] == 0.001
+    assert config["shariff2018"]["exp1"]["n"] == 100_000 and isinstance(config["shariff2018"]["exp1"]["n"], int)
+    assert config["shariff2018"]["exp1"]["n_rounds"] == 25_000 and config["shariff2018"]["exp3"]["gaps"] == [0.0, 0.1]
+    # where the schema wants a string, a string it stays (and an error names it)
+    doc = {"scale": "1e3", "uber_sha256": "1e3"}
+    assert coerce_numbers(doc, yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())) == []
+    assert doc == {"scale": "1e3", "uber_sha256": "1e3"}
+    # a number that breaks a bound is reported as the number
+    assert "0.5 is greater than or equal to the maximum of 0.5" in _config_error(tmp_path, "privacy_audit: {alpha: 5e-1}\n")
+
+
+def test_config_sources_say_which_file_set_a_key(tmp_path):
+    from privopt.experiments.config import ConfigSources
+
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    a.write_text("x: {y: 1, z: 2}\n")
+    b.write_text("x: {y: 3}\n")
+    sources = ConfigSources([a, b], {"w": 1})
+    assert sources.origin(("x", "y")) == str(b) and sources.origin(("x", "z")) == str(a)
+    assert sources.origin(("x", "q")) == str(b)  # the last file that has its section
+    assert sources.origin(("w",)) == "--config on the command line"
+    assert sources.origin(("v",)) == "the schema's default"
+
+
+# ----------------------------------------------------------------------------- config messages (the workflow)
+
+
+@needs_subset
+def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_errors(tmp_path):
+    work = copy_workflow(tmp_path / "wf")
+    sci = tmp_path / "sci.yaml"
+    sci.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5}\n")
+    assert "shariff2018_runs_exp1" in planned_jobs(snakemake(work, "-n", "--configfile", str(sci), *data_config()))
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("scael: smoke\n")
+    proc = snakemake(work, "-n", "--configfile", str(typo), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and f"unknown key scael (set in {typo}), did you mean scale?" in message, message[-3000:]
+    # a YAML syntax error in the Snakefile's own config file: Snakemake's message named neither file nor line
+    cfg = work / "config/config.yaml"
+    cfg.write_text(cfg.read_text().replace("scale: quick", "scale: [quick"))
+    proc = snakemake(work, "-n", *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "config file config/config.yaml, line" in message, message[-3000:]
+
+
+@needs_subset
+def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path):
+    """n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only sign was a
+    dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that drives it."""
+    work = copy_workflow(tmp_path / "wf")
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e12\n")
+    proc = snakemake(work, "-n", "--configfile", str(huge), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "would run" not in message
+    assert "cost guard: run job shariff2018_runs_exp1" in message and " TB of memory" in message, message[-3000:]
+    assert f"shariff2018.exp1.n_rounds = 1000000000000 (set in {huge}" in message, message[-3000:]
+    # a real run refuses before its first job, also when the run jobs wait for others (download, parse,
+    # instance: Snakemake asks for a job's resources only when it can schedule it; the workflow's
+    # onstart asks for every planned run job's)
+    big = tmp_path / "big.yaml"
+    big.write_text("chaturvedi2021:\n  fig1:\n    m: 1e8\n")
+    proc = snakemake(work, "--cores", "1", "chaturvedi2021_fig1", "--configfile", "config/smoke.yaml", str(big),
+                     *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "cost guard: run job chaturvedi2021_runs_fig1" in message, message[-3000:]
+    assert f"chaturvedi2021.fig1.m = 100000000 (set in {big}" in message, message[-3000:]
+    assert not (work / "resources").exists() and not (work / "results").exists()
+    # a runtime beyond cost_guard.max_job_hours on a local run
+    long = tmp_path / "long.yaml"
+    long.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e8\ncost_guard: {max_job_hours: 1}\n")
+    proc = snakemake(work, "-n", "--configfile", str(long), *data_config(), check=False)
+    message = proc.stdout + proc.stderr
+    assert "is predicted to compute for" in message and "cost_guard.max_job_hours = 1" in message, message[-3000:]
+    # the user's way on
+    on = tmp_path / "on.yaml"
+    on.write_text("cost_guard: {enabled: false}\n")
+    jobs = planned_jobs(snakemake(work, "-n", "--configfile", str(huge), str(on), *data_config()))
+    assert jobs["shariff2018_runs_exp1"] > 0
+
+
+def test_the_cost_guard_limits():
+    from privopt.experiments import costguard
+
+    mem, _, seconds, _ = costguard.limits({"enabled": True, "max_mem_mb": None, "max_job_hours": 24}, local=True)
+    assert mem == costguard.machine_mem_mb() > 0 and seconds == 24 * 3600
+    assert costguard.limits({"enabled": True, "max_mem_mb": None, "max_job_hours": 24}, local=False)[::2] == (None, None)
+    assert costguard.limits({"enabled": True, "cluster_max_mem_mb": 5000, "cluster_max_job_hours": 2},
+                            local=False)[::2] == (5000, 7200.0)
+    assert costguard.limits({"enabled": False, "max_mem_mb": 1}, local=True)[::2] == (None, None)
+
+
+def test_the_default_profile_resumes_interrupted_runs():
+    """The README says the profile redoes the outputs of jobs killed midway; profiles/default lacked it."""
+    for name in ("default", "slurm"):
+        assert yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())["rerun-incomplete"] is True
 
 
 def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
@@ -441,9 +662,47 @@ def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
         "4/1/2014 0:17:00,not-a-number,-73.9549,B02512\n"
     )
     digest = hashlib.sha256(bad.read_bytes()).hexdigest()
-    proc = snakemake(work, "--cores", "1", "resources/uber/pickups.parquet",
-                     "--config", f"uber_source={bad}", f"uber_sha256={digest}", check=False)
+    key = f"sha256-{digest[:16]}"
+    proc = snakemake(work, "--cores", "1", f"resources/uber/{key}/pickups.parquet",
+                     "--config", f"uber_source={bad}", f"uber_sha256={digest}", "uber_min_records=1", check=False)
     assert proc.returncode != 0
-    log = (work / "logs/data/uber_parse.log").read_text()
+    log = (work / f"logs/data/{key}/uber_parse.log").read_text()
     assert "uber-raw-data-apr14.csv, line 3" in log and "not-a-number" in log and str(bad) in log, log[-2000:]
-    assert not (work / "resources/uber/pickups.parquet").exists()
+    assert not (work / f"resources/uber/{key}/pickups.parquet").exists()
+
+
+# Every keyword a schema of this workflow may use (JSON Schema 2020-12, the ones that take a subschema or a
+# value); anything else is a typo or a YAML flow mapping split by a comma in an unquoted description.
+SCHEMA_KEYWORDS = {
+    "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "default", "examples", "type", "enum",
+    "const", "properties", "additionalProperties", "required", "patternProperties", "propertyNames", "items",
+    "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format", "oneOf", "anyOf", "allOf",
+    "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas",
+}
+
+
+def _subschemas(node, path):
+    """Every subschema of a schema with its path (properties, $defs, items, the branches of oneOf, ...)."""
+    yield path, node
+    for key in ("properties", "$defs", "patternProperties", "dependentSchemas"):
+        for name, sub in (node.get(key) or {}).items():
+            yield from _subschemas(sub, f"{path}.{name}")
+    for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
+        if isinstance(node.get(key), dict):
+            yield from _subschemas(node[key], f"{path}.{key}")
+    for key in ("oneOf", "anyOf", "allOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key) or []):
+            yield from _subschemas(sub, f"{path}.{key}[{i}]")
+
+
+@pytest.mark.parametrize("schema", sorted(p.name for p in (REPO / "workflow/schemas").glob("*.schema.yaml")))
+def test_every_schema_uses_only_schema_keywords_and_string_descriptions(schema):
+    """shariff2018.schema.yaml had ``description: Independent runs per (reward model, d) (paper 100).`` in a
+    flow mapping: the comma ended the description and made ``d) (paper 100).`` a key."""
+    doc = yaml.safe_load((REPO / "workflow/schemas" / schema).read_text())
+    for path, node in _subschemas(doc, schema.split(".")[0]):
+        assert isinstance(node, dict), path
+        assert set(node) <= SCHEMA_KEYWORDS, f"{path}: not schema keywords: {sorted(set(node) - SCHEMA_KEYWORDS)}"
+        if "description" in node:
+            assert isinstance(node["description"], str) and node["description"].strip(), path

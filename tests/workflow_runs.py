@@ -12,12 +12,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from snakemake.utils import update_config, validate
 
 REPO = Path(__file__).resolve().parents[1]
 TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
+# Where the workflow keeps the verified subset: named by the check it passes (privopt.data.uber.content_key).
+SUBSET_DIR = f"resources/uber/sha256-{SUBSET_SHA256[:16]}"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 # The papers that the scheduling checks (the --cores 1 rerun of tests/test_workflow.py and the SLURM run of
@@ -33,17 +34,12 @@ TIMING = ["wall_s"]  # columns that record how long a run took, not what it comp
 
 
 def load_config(*names: str) -> dict:
-    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults."""
-    from privopt.experiments.registry import papers
+    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults
+    (privopt.experiments.config.load_config)."""
+    from privopt.experiments.config import load_config as load
 
-    config: dict = {}
-    for name in ("config.yaml", *names):
-        update_config(config, yaml.safe_load((REPO / "config" / name).read_text()))
-    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"), set_default=True)
-    for key in papers():
-        config.setdefault(key, {})
-        validate(config[key], str(REPO / "workflow/schemas" / f"{key}.schema.yaml"), set_default=True)
-    return config
+    return load([REPO / "config" / name for name in names], base=REPO / "config" / "config.yaml",
+                schemas=REPO / "workflow" / "schemas")
 
 
 #: the namespace of the smoke scale's results and logs (config/smoke.yaml), where the workflow tests run

@@ -2,13 +2,12 @@
 # blocks, code digests, job resources).  No rules here, and nothing that names one paper: every paper
 # is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
 
+import functools
 import json
 import os
 import sys
 from pathlib import Path
 
-import yaml
-from snakemake.utils import validate
 
 # Jobs import the privopt library of this checkout, whichever environment runs them (a venv with
 # privopt installed, a --use-conda env, a cluster node); so does this parse.
@@ -17,8 +16,11 @@ _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
+from privopt.data.uber import content_key
 from privopt.experiments import cost as run_cost
+from privopt.experiments import costguard
 from privopt.experiments.codedigest import code_digest, module_digests
+from privopt.experiments.config import ConfigSources, validate_config
 from privopt.experiments.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.experiments.protocol import settings_key
 from privopt.experiments.registry import papers
@@ -30,10 +32,6 @@ PAPERS = papers()
 # ----------------------------------------------------------------------------- config
 
 
-def _schema_keys(path):
-    return set(yaml.safe_load(Path(path).read_text())["properties"])
-
-
 # jsonschema imports rfc3987_syntax, when installed (jupyter pulls it in), only to check the "iri" formats,
 # and that import builds its grammars: about 2.4 s on every Snakemake start (every dry run, every cluster
 # job).  No schema of this workflow uses those formats, so it is left out; jsonschema then skips them.
@@ -41,30 +39,25 @@ if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
+@functools.cache
+def config_sources():
+    """The config files Snakemake merged, lowest precedence first (the Snakefile's configfile, then each
+    --configfile), and the --config overrides: to say which of them set a key."""
+    cli = [str(f) for f in workflow.config_settings.configfiles]
+    base = [str(f) for f in workflow.configfiles if str(f) not in cli]
+    return ConfigSources(base + cli, workflow.config_settings.config)
+
+
 def check_config():
-    """Validate the config before any job is planned: the workflow's own keys, then each paper's
-    section against workflow/schemas/<paper>.schema.yaml (defaults filled in), then each paper's
-    cross-key checks.  Every error names the config key."""
-    validate(config, schema="../schemas/config.schema.yaml", set_default=True)
-    own = _schema_keys(Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
-    unknown = sorted(set(config) - own - set(PAPERS))
-    if unknown:
-        raise ConfigError(
-            f"config key {', '.join(unknown)}: not a setting of the workflow ({', '.join(sorted(own))}) "
-            f"nor a registered paper ({', '.join(PAPERS)})"
-        )
-    for key, paper in PAPERS.items():
-        if not isinstance(config.setdefault(key, {}), dict):
-            raise ConfigError(f"config key {key}: the section of a paper must be a mapping, got {config[key]!r}")
-        schema = Path(workflow.basedir) / "workflow" / "schemas" / f"{key}.schema.yaml"
-        if not schema.is_file():
-            raise ConfigError(f"paper {key} (src/privopt/experiments/{key}/) has no config schema: write "
-                              f"workflow/schemas/{key}.schema.yaml (docs/adding-a-paper.md)")
-        validate(config[key], schema=f"../schemas/{key}.schema.yaml", set_default=True)
-        paper.check(config[key])
+    """Validate the config before any job is planned (privopt.experiments.config.validate_config): the
+    workflow's own keys, then each paper's section against workflow/schemas/<paper>.schema.yaml (defaults
+    filled in, numbers in scientific notation read as numbers), then each paper's cross-key checks.
+    Every error names the paper, the key path and the config file that set it."""
+    validate_config(config, PAPERS, sources=config_sources(), schemas=Path(workflow.basedir) / "workflow/schemas")
     source = config["uber_source"]
     if "://" not in source and not Path(source).exists():
-        raise ConfigError(f"config key uber_source: local file {source!r} does not exist")
+        raise ConfigError(f"config key uber_source (set in {config_sources().origin(('uber_source',))}): "
+                          f"local file {source!r} does not exist")
 
 
 check_config()
@@ -75,10 +68,13 @@ RESULTS = results_root(config["scale"])
 LOGS = logs_root(config["scale"])
 
 
-def uber_local_source():
-    """The configured source as an input file when it is a local path (so a new file reruns)."""
-    source = config["uber_source"]
-    return [source] if "://" not in source else []
+def uber_key():
+    """The folder name of the verified pickups this config asks for (privopt.data.uber.content_key)."""
+    return content_key(config["uber_sha256"] or None)
+
+
+def uber_dir():
+    return f"resources/uber/{uber_key()}"
 
 
 # ----------------------------------------------------------------------------- points, files, digests
@@ -170,7 +166,7 @@ def checked_inputs(paper, stems):
 def uber_provenance_if_used():
     """The Uber provenance record, when a registered paper uses the pickups."""
     used = any(p.uses_uber for p in PAPERS.values())
-    return ["resources/uber/uber-raw-data-apr14.provenance.json"] if used else []
+    return [f"{uber_dir()}/provenance.json"] if used else []
 
 
 # ----------------------------------------------------------------------------- params of the generic rules
@@ -210,9 +206,38 @@ def job_seconds(paper, exp, wc):
     return exp.cost(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block)))
 
 
+def guard(paper, exp, wc, **estimate):
+    """The cost guard (privopt.experiments.costguard): refuse a planned run job out of reach of this
+    machine (or of the cluster limits with a cluster executor) before any job runs: Snakemake asks for a
+    job's resources when it prints it (dry runs) or schedules it, and onstart below asks for every planned
+    run job's.  Jobs on a cluster node (remote execution) were checked by the snakemake that submitted them."""
+    if workflow.remote_exec:
+        return
+    costguard.check_job(rule=f"{paper.key}_runs_{exp.name}", key=paper.key, exp=exp, section=config[paper.key],
+                        point=run_point(paper, exp, wc), block=wc.block, n_seeds=len(seeds_of(wc.block)),
+                        guard=config["cost_guard"], local=workflow.local_exec, origin=config_sources().origin,
+                        **estimate)
+
+
+onstart:
+    # Price every planned run job before the first job starts (Snakemake evaluates a job's resources
+    # only when it prints or schedules it, and run jobs wait for their instances): asking for each
+    # one's resources runs the cost guard above.  (A dry run prices them as it prints them.)
+    _run_rules = {f"{p.key}_runs_{e.name}" for p in PAPERS.values() for e in p.experiments}
+    for _job in workflow.dag.needrun_jobs():
+        if _job.rule.name in _run_rules:
+            _job.resources
+
+
 def job_runtime(paper, exp):
     """SLURM runtime (minutes) of a run job: predicted seconds with margin and start-up."""
-    return lambda wc: run_cost.runtime_minutes(job_seconds(paper, exp, wc))
+
+    def runtime(wc):
+        seconds = job_seconds(paper, exp, wc)
+        guard(paper, exp, wc, seconds=seconds)
+        return run_cost.runtime_minutes(seconds)
+
+    return runtime
 
 
 def job_mem_mb(paper, exp):
@@ -222,7 +247,9 @@ def job_mem_mb(paper, exp):
         if exp.data_mb is None:
             return run_cost.mem_mb()
         point = run_point(paper, exp, wc)
-        return run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+        mb = run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+        guard(paper, exp, wc, mem_mb=mb)
+        return mb
 
     return mem
 

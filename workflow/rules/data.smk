@@ -1,5 +1,11 @@
 # Raw data: the April 2014 Uber pickups, fetched once, verified, parsed once.
-
+#
+# The data lives under the name of the check it passes (privopt.data.uber.content_key, known from the
+# config before anything is fetched): resources/uber/sha256-<16 hex>/ for a configured uber_sha256,
+# resources/uber/canonical-<16 hex of the git blob id>/ otherwise.  A failed or different source only
+# ever writes its own folder, so it leaves verified data in place, and switching back plans nothing.
+# The source itself is read from the config by the script (not an input or a param): once the data of a
+# check is there, where it came from does not matter.
 
 # Both run where snakemake runs, never as cluster jobs (profiles/slurm): the download needs the
 # internet, which compute nodes often lack, and the parse takes seconds.
@@ -8,18 +14,13 @@
 rule uber_download:
     """Fetch the pickups (URL or local path, gzip or plain) and verify them by digest."""
     localrule: True
-    input:
-        uber_local_source(),
     output:
-        csv="resources/uber/uber-raw-data-apr14.csv",
-        provenance="resources/uber/uber-raw-data-apr14.provenance.json",
-    params:
-        source=lambda wc, input: input[0] if input else config["uber_source"],
-        sha256=config["uber_sha256"],
+        csv=f"{uber_dir()}/uber-raw-data-apr14.csv",
+        provenance=f"{uber_dir()}/provenance.json",
     conda:
         "../envs/privopt.yaml"
     log:
-        "logs/data/uber_download.log",
+        f"logs/data/{uber_key()}/uber_download.log",
     resources:
         runtime=30,
     script:
@@ -27,17 +28,18 @@ rule uber_download:
 
 
 rule uber_parse:
-    """Parse the CSV once into a typed table (time, lat, lon, base); everything downstream reads it."""
+    """Parse the CSV once into a typed table (time, lat, lon, base); everything downstream reads it.
+    Fewer records than uber_min_records fail here, naming the file and the count."""
     localrule: True
     input:
         csv=rules.uber_download.output.csv,
         provenance=rules.uber_download.output.provenance,
     output:
-        "resources/uber/pickups.parquet",
+        f"{uber_dir()}/pickups.parquet",
     conda:
         "../envs/privopt.yaml"
     log:
-        "logs/data/uber_parse.log",
+        f"logs/data/{uber_key()}/uber_parse.log",
     resources:
         mem_mb=4000,
     script:

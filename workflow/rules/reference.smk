@@ -48,7 +48,8 @@ for _paper in PAPERS.values():
                 about=f"{RESULTS}/claims/{_paper.key}.reference.json",
             params:
                 paper=_paper.key,
-                folder=reference_folder(_paper),
+                # reference/<paper>/tables/<file> -> reference/<paper>
+                folder=lambda wc, input: str(Path(input[0]).parents[1]),
                 manifest=reference_manifest_digest(_paper),
                 code=digest_param(_paper.claims.evaluate, "privopt.experiments.reference:check_manifest"),
                 modules=reference_code(_paper),
@@ -94,7 +95,7 @@ for _paper in PAPERS.values():
                 f"results/verify/{_paper.key}.csv",
             params:
                 paper=_paper.key,
-                folder=reference_folder(_paper),
+                folder=lambda wc, input: str(Path(input.manifest).parent),
             conda:
                 "../envs/privopt.yaml"
             log:

@@ -50,8 +50,11 @@ __all__ = [
     "COLUMNS",
     "TIME_FORMAT",
     "NYC_BOUNDS",
+    "MIN_RECORDS",
     "ChecksumError",
     "DataValidationError",
+    "TooFewRecordsError",
+    "content_key",
     "git_blob_id",
     "sha256_file",
     "fetch_uber",
@@ -75,6 +78,10 @@ CANONICAL_RECORDS = 564516
 COLUMNS = ("Date/Time", "Lat", "Lon", "Base")
 #: strptime format of the ``Date/Time`` column, e.g. ``4/1/2014 0:11:00``.
 TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
+#: Fewest records a pickups file may hold (config key ``uber_min_records``, default): the fewest pickups an
+#: instance of the shipped configs draws (Chaturvedi et al. Fig. 1: m = 100 from its box).  Each instance
+#: still checks its own needs against the data (e.g. the box pool against ``chaturvedi2021.fig2.ms``).
+MIN_RECORDS = 100
 #: Default plausibility bounds (lat_min, lat_max, lon_min, lon_max): the NYC region.
 NYC_BOUNDS = (39.5, 42.0, -75.5, -72.0)
 
@@ -109,6 +116,10 @@ class DataValidationError(ValueError):
 
     def __reduce__(self):  # keep picklable (e.g. across multiprocessing workers)
         return (type(self), (self.path, self.line, self.reason))
+
+
+class TooFewRecordsError(DataValidationError):
+    """A pickups file holds fewer records than required (``read_pickups(min_records=...)``)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -167,6 +178,20 @@ def _csv_digests(path: Path) -> dict[str, Any]:
         "bytes": size,
         "records": max(lines - 1, 0),
     }
+
+
+def content_key(sha256: str | None = None) -> str:
+    """Name of the folder that holds the verified data a source is checked against, from the check
+    alone (known before anything is fetched): ``sha256-<16 hex digits>`` of the bytes as fetched when a
+    ``sha256`` is given; ``canonical-<16 hex digits of CANONICAL_GIT_BLOB_ID>`` otherwise (that check
+    admits only the canonical file, whatever the source).  Data of another check lives in another
+    folder, so a failed or different source never touches verified data."""
+    if sha256 and sha256.strip():
+        digest = sha256.strip().lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ValueError(f"sha256 must be 64 hex digits, got {sha256!r}")
+        return f"sha256-{digest[:16]}"
+    return f"canonical-{CANONICAL_GIT_BLOB_ID[:16]}"
 
 
 # --------------------------------------------------------------------------------------
@@ -431,6 +456,7 @@ def read_pickups(
     csv_path: str | os.PathLike[str],
     *,
     bounds: tuple[float, float, float, float] | None = NYC_BOUNDS,
+    min_records: int = 0,
 ) -> pd.DataFrame:
     """Parse and validate an Uber pickups CSV (plain or gzip).
 
@@ -444,6 +470,9 @@ def read_pickups(
         ``(lat_min, lat_max, lon_min, lon_max)``, inclusive plausibility range for the
         coordinates (default :data:`NYC_BOUNDS`); ``None`` disables the range check
         (coordinates must still be finite).
+    min_records:
+        Fewest records (lines after the header) the file must hold; a file with a header and fewer
+        records is refused, naming the file and the count (checked before anything is parsed).
 
     Returns
     -------
@@ -457,8 +486,8 @@ def read_pickups(
     DataValidationError
         For a bad header (naming missing/unexpected columns), a record with the wrong
         number of fields, an unparsable time/lat/lon, an empty base or a coordinate
-        outside ``bounds``.  The message names the file and the 1-based line number
-        of the first offending record.
+        outside ``bounds``, or fewer than ``min_records`` records.  The message names the file
+        and the 1-based line number of the first offending record.
     """
     path = Path(csv_path)
     raw = _read_bytes(path)
@@ -469,6 +498,10 @@ def read_pickups(
     _check_header(path, header)
     body = body.rstrip(b"\r\n")
     n_lines = _check_structure(path, body, first_line=2)
+    if n_lines < min_records:
+        raise TooFewRecordsError(
+            path, None, f"{n_lines} records after the header, fewer than the {min_records} required"
+        )
 
     if n_lines == 0:
         table = pa.table({c: pa.array([], pa.string()) for c in _OUT_COLUMNS})
