@@ -274,8 +274,8 @@ def _st1b(tables, settings):
         lo = max(2.0**10, 2.0**11 / e)
         c = _window(t, "T", lo, math.inf, eps=float(e))
         if len(c) < 2:
-            parts.append(Part(f"ε={_eps_label(e)}: fewer than two horizons T ≥ {lo:g}", None,
-                              needs=f"≥ 2 horizons T ≥ {lo:g} for ε = {_eps_label(e)}"))
+            parts.append(Part(f"ε={_eps_label(e)}: fewer than two horizons T ≥ {math.ceil(lo)}", None,
+                              needs=f"≥ 2 horizons T ≥ {math.ceil(lo)} for ε = {_eps_label(e)}"))
             continue
         ell = np.log(c["T"].to_numpy(dtype=np.float64)) ** 2.5
         m, s, n = c["mean"].to_numpy(), c["sem"].to_numpy(), c["n"].to_numpy()
