@@ -64,13 +64,13 @@ def _pow2(x: float) -> str:
     return f"2^{int(k)}" if math.isfinite(k) and k == int(k) else f"{x:g}"
 
 
-def _tail(what: str, c: pd.DataFrame, lo: float, t_max: float) -> Part | None:
+def _tail(what: str, c: pd.DataFrame, lo: float, t_max: float, paper_max: str) -> Part | None:
     """None when the curve has two horizons in [lo, T_max]; else the inconclusive part saying so."""
     if int((c["T"] >= lo).sum()) >= 2:
         return None
     return Part(f"{what}: fewer than two horizons in [{_pow2(lo)}, T_max = {_pow2(t_max)}]", None,
                 needs=f"≥ 2 horizons in [{_pow2(lo)}, T_max] (T_max ≥ {_pow2(2 * lo)}; the spec's paper grid "
-                      f"runs to 2^18)")
+                      f"runs to {paper_max})")
 
 
 def _row(c: pd.DataFrame, T: float) -> pd.Series | None:
@@ -101,7 +101,7 @@ def _rc1a(tables, settings):
                 parts += [p for p in np_parts if p.holds is not True]
             continue
         a, b = _row(c, t_max), _row(c, t_max / 16)
-        short = _tail(label, c, FIT_LO, t_max)
+        short = _tail(label, c, FIT_LO, t_max, "2^18")
         if b is None:
             parts.append(Part(f"{label}: T_max/16 = {t_max / 16:g} did not run", None,
                               needs=f"T_max/16 = {t_max / 16:g} in the grid"))
@@ -130,7 +130,7 @@ def _rc1b(tables, settings):
         c = _curve(t, "T", float(e))
         label = f"ε={_eps_label(e)}"
         if math.isinf(e) or e >= 30 - 1e-12:
-            parts.append(_tail(label, c, FIT_LO, t_max)
+            parts.append(_tail(label, c, FIT_LO, t_max, "2^20")
                          or slope_part(label, c[c["T"] >= FIT_LO], "T", lo=0.55, hi=0.90, seeds="N"))
         if math.isfinite(e):
             a, b = _row(c, t_max), _row(c, 2.0**12)
