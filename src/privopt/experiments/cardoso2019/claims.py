@@ -56,7 +56,7 @@ def _has(table: pd.DataFrame, eps: float) -> bool:
 
 
 def _xs(c: pd.DataFrame, x: str) -> str:
-    return ", ".join(f"{v:g}" for v in c[x])
+    return ", ".join(str(int(v)) if float(v).is_integer() else f"{v:g}" for v in c[x])
 
 
 def _pow2(x: float) -> str:
