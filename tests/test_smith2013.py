@@ -261,6 +261,11 @@ def test_claims_inconclusive_when_what_ran_lacks_their_points_or_range():
     v = _verdicts(tbls)
     assert v["ST2.a"] == v["ST2.b"] == v["ST1.c"] == {INCONCLUSIVE}
     assert _verdicts(good_tables(), {"h_rule": "text", "c_sens": 2.0})["ST2.b"] == {INCONCLUSIVE}
+    tbls = good_tables()
+    del tbls["privacy"]
+    tbls["st1_runs"] = tbls["st1_runs"].iloc[:0]  # no runs: no bound to compare
+    v = _verdicts(tbls)
+    assert v["U1.a"] == v["P1.a"] == v["P1.b"] == {INCONCLUSIVE}
 
 
 def test_a_contradicted_part_outweighs_an_undecided_one():
