@@ -13,8 +13,9 @@ when every part does, is not reproduced when one part is contradicted, and is in
   wholly beyond the threshold, and only with at least :data:`~privopt.experiments.claims.MIN_SEEDS` seeds
   per point: a standard error from 2–3 seeds of these heavy-tailed regrets is itself off by a factor of
   several.  The interval of a slope comes from the per-point standard errors (:func:`loglog_fit`, delta
-  method on log(mean), the points' runs independent), that of a ratio of two means from both relative
-  errors (on the log scale); a Spearman ρ is contradicted when no ranking of values inside the means'
+  method on log(mean)), that of a ratio of two means from both relative errors (on the log scale), the
+  points taken as independent (one seed's streams are prefixes of each other across T: the positive
+  correlation this brings mostly narrows the true interval, so the one used is on the wide side); a Spearman ρ is contradicted when no ranking of values inside the means'
   95 % intervals reaches its bar;
 * otherwise the part is *inconclusive at this scale*, and ``needs`` says what would decide it (≥ 10 seeds
   per point; ≈ N seeds, N scaled by the 1/√N shrinking of the interval; a horizon the grid lacks).
