@@ -392,12 +392,13 @@ def test_realised_loss_is_unbiased_for_the_expected_loss(mode):
 
 # ------------------------------------------------------------------------------------------ claims (synthetic tables)
 
-def _claim_tables():
-    """Tables shaped as the theorems predict: every claim reproduced."""
+def _claim_tables(seeds=10, rel=0.0):
+    """Tables shaped as the theorems predict (every claim reproduced); ``seeds`` per point, SEM = rel·|mean|."""
     import pandas as pd
 
     def rows(x, xs, eps, mean, **extra):
-        return [{x: v, "eps": e, "mean": mean(v, e), "sem": 0.01, "N": 4, **extra} for v in xs for e in eps]
+        return [{x: v, "eps": e, "mean": mean(v, e), "sem": rel * abs(mean(v, e)), "N": seeds, **extra}
+                for v in xs for e in eps]
 
     inf = math.inf
     rc1a = pd.DataFrame(rows("T", [1024, 4096, 16384, 65536], [1.0, 3.0, 10.0, 30.0, 100.0, inf],
@@ -406,15 +407,17 @@ def _claim_tables():
                              lambda T, e: T**0.75 * (1 + (0 if math.isinf(e) else 10 / e)), n=4))
     rc2a = pd.DataFrame(rows("n", [4, 8, 16, 32, 64], [10.0, 100.0, inf], lambda n, e: n**1.4, T=8192))
     rc2b = pd.DataFrame(rows("n", [4, 8, 16], [30.0, 300.0, inf], lambda n, e: float(n), T=65536))
-    rc3a = pd.DataFrame(rows("eps", [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, inf], [None],
-                             lambda e, _: 1 + 100 / e, n=8, T=16384)).drop(columns="eps").rename(columns={"eps": "x"})
-    rc3a["eps"] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, inf]
+    eps3 = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, inf]
+    rc3a = pd.DataFrame(rows("eps", eps3, [None], lambda e, _: 1 + 100 / e, n=8, T=16384)).drop(columns="eps")
+    rc3a["eps"] = eps3
     rc3a["excess_mean"] = np.where(np.isinf(rc3a["eps"]), 0.0, 100 / rc3a["eps"])
+    rc3a["excess_sem"] = rel * rc3a["excess_mean"]
+    rc3a["excess_N"] = seeds
     rc3b = rc3a.assign(n=4)
     rc4 = pd.DataFrame(rows("T", [256, 1024, 4096, 16384], [10.0, 100.0, inf], lambda T, e: math.sqrt(T), n=8))
     runs = pd.DataFrame([{"experiment": "rc1a", "n": 8, "T": T, "eps": e, "seed": s, "regret_expected": 10.0,
                           "regret_realised": 10.0 + (0.5 if s % 2 else -0.5), "bound": 1e5, "best_loss": -3.0,
-                          "best_enum": -3.0} for T in (1024, 4096) for e in (1.0, inf) for s in range(4)])
+                          "best_enum": -3.0} for T in (1024, 4096) for e in (1.0, inf) for s in range(seeds)])
     priv = pd.DataFrame([{"audit": a, "variant": v, "eps_lb": lb, "exact_eps": ex, "claimed_eps": 1.0, "result": res,
                           "event": ""}
                          for a, v, lb, ex, res in (("audit", "correct", 0.2, 0.65, "pass"),
@@ -425,18 +428,22 @@ def _claim_tables():
             "rc1a_runs": runs, "privacy": priv}
 
 
-def _claim_verdicts(tbls):
+def _claim_rows(tbls):
     from privopt.experiments.cardoso2019 import claims as rc_claims
     out = {}
     for r in rc_claims.evaluate(tbls, {"c_sens": 2.0, "lambda_g": 0.25}):
-        out.setdefault(r.claim, set()).add(r.verdict)
+        out.setdefault(r.claim, []).append(r)
     return out
+
+
+def _claim_verdicts(tbls):
+    return {c: {r.verdict for r in rows} for c, rows in _claim_rows(tbls).items()}
 
 
 def test_every_claim_reproduced_on_tables_shaped_as_predicted():
     from privopt.experiments.cardoso2019 import claims as rc_claims
     from privopt.experiments.claims import REPRODUCED
-    v = _claim_verdicts(_claim_tables())
+    v = _claim_verdicts(_claim_tables(rel=0.05))
     assert set(v) == set(rc_claims.CLAIMS.ids)
     assert all(x == {REPRODUCED} for x in v.values()), v
     found = rc_claims.findings(_claim_tables(), None, {})
@@ -447,12 +454,27 @@ def _set(table, col, fn):
     return lambda t: t[table].__setitem__(col, fn(t[table]))
 
 
-@pytest.mark.parametrize("claim, breaks", [
+def _sem_follows_mean(t, rel):
+    for k in ("rc1a", "rc1b", "rc2a", "rc2b", "rc4"):
+        t[k]["sem"] = rel * t[k]["mean"].abs()
+    for k in ("rc3a", "rc3b"):
+        t[k]["excess_sem"] = rel * t[k]["excess_mean"].abs()
+
+
+#: each statistical claim broken well beyond its threshold
+BREAKS = [
     ("RC1.a", _set("rc1a", "mean", lambda d: d["T"] * 1.0)),
+    ("RC1.a", _set("rc1a", "mean", lambda d: np.where(np.isinf(d["eps"]), 50.0, d["mean"]))),  # non-private > 10
     ("RC1.b", _set("rc1b", "mean", lambda d: d["T"] ** 0.3)),
     ("RC2.a", _set("rc2a", "mean", lambda d: d["n"] ** 3.0)),
+    ("RC2.a", _set("rc2b", "mean", lambda d: 100.0 / d["n"])),  # decreasing in n
     ("RC3.a", _set("rc3b", "excess_mean", lambda d: 1 / np.sqrt(d["eps"]))),
     ("RC4.a", _set("rc4", "mean", lambda d: d["T"] * 1.0)),
+]
+
+
+@pytest.mark.parametrize("claim, breaks", BREAKS + [
+    ("RC4.a", _set("rc4", "mean", lambda d: np.sqrt(d["T"]) * np.where(np.isinf(d["eps"]), 1.0, 1.2))),  # gap ≫ 3 s.e.
     ("U1.a", _set("rc1a_runs", "bound", lambda d: d["regret_expected"] / 2)),
     ("U2.a", _set("rc1a_runs", "regret_realised", lambda d: d["regret_expected"] + 5 + 0.1 * d["seed"])),
     ("U2.a", _set("rc1a_runs", "best_enum", lambda d: d["best_loss"] + 1)),
@@ -461,43 +483,130 @@ def _set(table, col, fn):
 ])
 def test_each_claim_can_fail(claim, breaks):
     from privopt.experiments.claims import NOT_REPRODUCED
-    tbls = _claim_tables()
+    tbls = _claim_tables(10, rel=0.01)  # 10 seeds, tight intervals: the data contradict the claim
     breaks(tbls)
+    _sem_follows_mean(tbls, 0.01)
     assert NOT_REPRODUCED in _claim_verdicts(tbls)[claim]
 
 
-def test_claims_not_evaluated_when_what_ran_lacks_their_points():
+@pytest.mark.parametrize("claim, breaks", BREAKS)
+def test_a_missed_threshold_from_three_seeds_is_inconclusive(claim, breaks):
+    """Standard errors from 2–3 seeds decide nothing: the same break is inconclusive, needing 10 seeds."""
+    from privopt.experiments.claims import INCONCLUSIVE
+    tbls = _claim_tables(3, rel=0.01)
+    breaks(tbls)
+    _sem_follows_mean(tbls, 0.01)
+    rows = [r for r in _claim_rows(tbls)[claim] if r.verdict != "reproduced"]
+    assert rows and {r.verdict for r in rows} == {INCONCLUSIVE}, [(r.measured, r.verdict) for r in rows]
+    assert all("≥ 10 seeds per point" in r.needs for r in rows), [r.needs for r in rows]
+
+
+@pytest.mark.parametrize("claim, breaks", BREAKS)
+def test_a_missed_threshold_within_the_interval_is_inconclusive(claim, breaks):
+    """10 seeds but an interval that reaches back over the threshold: inconclusive, saying how many seeds would do."""
+    from privopt.experiments.claims import INCONCLUSIVE
+    tbls = _claim_tables(10)
+    breaks(tbls)
+    _sem_follows_mean(tbls, 3.0)
+    rows = [r for r in _claim_rows(tbls)[claim] if r.verdict != "reproduced"]
+    assert rows and {r.verdict for r in rows} == {INCONCLUSIVE}, [(r.measured, r.verdict) for r in rows]
+    assert all("seeds per point" in r.needs for r in rows), [r.needs for r in rows]
+
+
+def test_claims_inconclusive_when_what_ran_lacks_their_points():
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    from privopt.experiments.claims import NOT_EVALUATED
+    from privopt.experiments.claims import INCONCLUSIVE
     tbls = _claim_tables()
-    tbls["rc1a"] = tbls["rc1a"][tbls["rc1a"]["T"] == 65536]  # no T_max/16
+    tbls["rc1a"] = tbls["rc1a"][tbls["rc1a"]["T"] == 65536]  # no T_max/16, one horizon
     tbls["rc1b"] = tbls["rc1b"][tbls["rc1b"]["T"] != 4096]  # no 2^12
     tbls["rc2a"] = tbls["rc2a"][tbls["rc2a"]["n"] == 4]  # one n: no slope
     tbls["rc3a"] = tbls["rc3a"].assign(excess_mean=-1.0)  # no positive excess: no log slope
     tbls["rc4"] = tbls["rc4"][tbls["rc4"]["T"] == 256]
     tbls["rc1a_runs"] = tbls["rc1a_runs"][tbls["rc1a_runs"]["seed"] == 0].drop(columns="best_enum")  # one seed
     del tbls["privacy"]
-    v = _claim_verdicts(tbls)
-    assert all(x == {NOT_EVALUATED} for c, x in v.items() if c != "U1.a"), v
-    assert set(v) == set(rc_claims.CLAIMS.ids)
+    rows = _claim_rows(tbls)
+    assert set(rows) == set(rc_claims.CLAIMS.ids)
+    for c, rs in rows.items():
+        rs = [r for r in rs if r.reading != "b" or c not in ("RC2.a", "RC3.a")]  # panel b left whole
+        if c != "U1.a":
+            assert {r.verdict for r in rs} == {INCONCLUSIVE} and all(r.needs for r in rs), (c, [r.measured for r in rs])
     tbls["rc1a_runs"] = tbls["rc1a_runs"].iloc[:0]  # no runs: no bound to compare
-    assert _claim_verdicts(tbls)["U1.a"] == {NOT_EVALUATED}
+    assert _claim_verdicts(tbls)["U1.a"] == {INCONCLUSIVE}
 
 
-def test_rc1a_uses_the_quick_range_only_when_the_paper_range_lacks_two_horizons():
+def test_rc1a_is_never_decided_on_a_window_other_than_the_spec_one():
+    """T_max = 2^14 leaves one horizon in [2^14, T_max]: inconclusive, even where the slope and the ratio miss
+    (fitting [2^10, 2^14] instead, as the quick scale once did, would have said 'not reproduced')."""
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    tbls = _claim_tables()
-    quick = tbls["rc1a"][tbls["rc1a"]["T"] <= 16384]
-    row = rc_claims.CLAIMS.evaluate_one("RC1.a", {**tbls, "rc1a": quick}, {})[0]
-    assert row.verdict == "reproduced" and "quick-scale (Q) threshold" in row.details and "[1024, 16384]" in row.details
+    from privopt.experiments.claims import INCONCLUSIVE
+    for rel, mean in ((0.0, None), (0.01, lambda d: np.where(np.isinf(d["eps"]), 1.0, d["T"] ** 0.9))):
+        tbls = _claim_tables(10, rel=rel)
+        if mean is not None:
+            tbls["rc1a"]["mean"] = mean(tbls["rc1a"])
+            _sem_follows_mean(tbls, rel)
+        quick = tbls["rc1a"][tbls["rc1a"]["T"] <= 16384]
+        row = rc_claims.CLAIMS.evaluate_one("RC1.a", {**tbls, "rc1a": quick}, {})[0]
+        assert row.verdict == INCONCLUSIVE and "[2^14, T_max]" in row.needs, (row.measured, row.needs)
     row = rc_claims.CLAIMS.evaluate_one("RC1.a", _claim_tables(), {})[0]
-    assert "quick-scale" not in row.details and "[2^14, T_max]" in row.threshold
+    assert row.verdict == "reproduced" and "[2^14, T_max]" in row.threshold
 
 
-def test_u2_pools_the_sem_over_eps_and_tables_fit_slopes():
+def test_rc2_rc3_need_the_figures_ranges():
+    from privopt.experiments.claims import INCONCLUSIVE
+    tbls = _claim_tables()
+    tbls["rc2a"] = tbls["rc2a"][tbls["rc2a"]["n"] <= 16]  # stops short of n = 64
+    tbls["rc3b"] = tbls["rc3b"][tbls["rc3b"]["eps"] >= 10]  # starts above ε = 3
+    rows = {(r.claim, r.reading): r for rs in _claim_rows(tbls).values() for r in rs}
+    assert rows[("RC2.a", "a")].verdict == INCONCLUSIVE and "n over [4, 64]" in rows[("RC2.a", "a")].needs
+    assert rows[("RC3.a", "b")].verdict == INCONCLUSIVE and "ε over [3, 100]" in rows[("RC3.a", "b")].needs
+    assert rows[("RC2.a", "b")].verdict == rows[("RC3.a", "a")].verdict == "reproduced"
+
+
+def _u2_runs(seeds, bias_small, rng):
+    """realised − expected: ε = 1 noisy (sd 6), ε = ∞ tight (sd 1); ε = 1 carries ``bias_small`` of its own sd/√N."""
+    import pandas as pd
+    rows = []
+    for T in (1024, 4096):
+        for e, sd in ((1.0, 6.0), (math.inf, 1.0)):
+            noise = rng.standard_normal(seeds)
+            noise = (noise - noise.mean()) / noise.std(ddof=1)  # exact sample mean 0, sd 1
+            diff = sd * noise + (bias_small * sd / math.sqrt(seeds) if e == 1.0 else 0.0)
+            rows += [{"experiment": "rc1a", "n": 8, "T": T, "eps": e, "seed": s, "regret_expected": 10.0,
+                      "regret_realised": 10.0 + diff[s], "bound": 1e5, "best_loss": -3.0, "best_enum": -3.0}
+                     for s in range(seeds)]
+    return pd.DataFrame(rows)
+
+
+def test_u2_uses_each_configurations_own_sem_from_ten_seeds():
+    from privopt.experiments.cardoso2019 import claims as rc_claims
+    from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+    rng = np.random.default_rng(0)
+    runs = _u2_runs(10, 1.2, rng)  # 1.2 of its own s.e.: within; pooled with ε = ∞'s small variance it would be ≈ 2.4
+    z = rc_claims.u2_zscores(runs)
+    assert len(z) == 4 and (z["N"] == 10).all()
+    assert z.loc[z["eps"] == 1.0, "z"].to_numpy() == pytest.approx([1.2, 1.2])
+    assert z["t_crit"].to_numpy() == pytest.approx(stats_t_crit(9))
+    pooled = math.sqrt((36 + 1) / 2) / math.sqrt(10)
+    assert 1.2 * 6 / math.sqrt(10) / pooled > 1.2  # the pooled z would overstate the bias
+
+    def u2(r):
+        rows = rc_claims.CLAIMS.evaluate_one("U2.a", {"rc1a_runs": r}, {})
+        return next(x for x in rows if x.reading.startswith("realised"))
+
+    assert u2(runs).verdict == REPRODUCED
+    assert u2(_u2_runs(10, 8.0, rng)).verdict == NOT_REPRODUCED  # 8 s.e. in every ε = 1 configuration
+    short = u2(_u2_runs(3, 8.0, rng))
+    assert short.verdict == INCONCLUSIVE and "≥ 10 seeds per point" in short.needs
+
+
+def stats_t_crit(dof):
+    from scipy import stats
+    return float(stats.t.isf(stats.norm.sf(3.0), dof))
+
+
+def test_rc_tables_fit_slopes():
     import pandas as pd
 
-    from privopt.experiments.cardoso2019 import claims as rc_claims
     from privopt.experiments.cardoso2019 import tables as rc_tables
     rng = np.random.default_rng(0)
     runs = pd.DataFrame([{"experiment": "rc4", "algorithm": "SubmodPFTAL", "n": 8, "T": T, "eps": e, "seed": s,
@@ -505,8 +614,6 @@ def test_u2_pools_the_sem_over_eps_and_tables_fit_slopes():
                           "regret_realised": math.sqrt(T) + rng.standard_normal(), "H": 0.1, "mu": 4.0, "lam": 1.0,
                           "K": 9, "gamma": 0.0, "bound": 1e6}
                          for T in (256, 1024, 4096) for e in (10.0, math.inf) for s in range(3)])
-    z = rc_claims.u2_zscores(runs)
-    assert len(z) == 6 and (z["dof"] == 4).all() and (z["z"] < 5).all()
     out = rc_tables.rc4_tables({"runs": runs}, {})
     fit = out["rc4_fit"]
     row = fit[(fit["range"] == "all") & np.isinf(fit["eps"])].iloc[0]
@@ -514,3 +621,4 @@ def test_u2_pools_the_sem_over_eps_and_tables_fit_slopes():
     t = out["rc4"]
     assert {"mean", "sem", "N", "ci_lo", "ci_hi", "bound", "bound_ratio", "realised_mean"} <= set(t.columns)
     assert (t["N"] == 3).all()
+
