@@ -320,27 +320,27 @@ def test_c13_bound_in_each_outcome():
     assert _verdict("C1.3", tabs(1.01, 10, 0.1))[0] == REPRODUCED  # above B_FI but within the spec's 3 SE
 
 
-def _sqrt_series(slope, eps, seeds, noise, Ts=(1e4, 3e4, 1e5, 3e5, 1e6), u=20.0, algo="FI-DP"):
+def _sqrt_series(slope, eps, Ts=(1e4, 3e4, 1e5, 3e5, 1e6), u=20.0, algo="FI-DP"):
     return [{"algo": algo, "eps": eps, "T": int(T), "sum_r": 50 * (T / 1e4) ** slope, "u": u * math.sqrt(T / Ts[0])}
             for T in Ts]
 
 
 def test_c14_slope_in_each_outcome_and_sg_np_needs_its_range():
-    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0, 3, 0), 3, 0.05)})[0] == REPRODUCED
-    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.9, 100.0, 10, 0), 10, 0.01)})[0] == NOT_REPRODUCED
-    v, row = _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.9, 100.0, 3, 0), 3, 0.01)})
+    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0), 3, 0.05)})[0] == REPRODUCED
+    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.9, 100.0), 10, 0.01)})[0] == NOT_REPRODUCED
+    v, row = _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.9, 100.0), 3, 0.01)})
     assert v == INCONCLUSIVE and "10 seeds" in row.needs
     # SG-NP's T ≥ 10^4 stops at 3·10^4: never reproduced on that range
-    sg = _sqrt_series(0.5, math.nan, 3, 0, Ts=(1e4, 17783, 31623), algo="SG-NP")
-    v, row = _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0, 3, 0) + sg, 3, 0.01)})
+    sg = _sqrt_series(0.5, math.nan, Ts=(1e4, 17783, 31623), algo="SG-NP")
+    v, row = _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0) + sg, 3, 0.01)})
     assert v == INCONCLUSIVE and "[10^4, 10^6]" in row.needs
-    sg = _sqrt_series(0.5, math.nan, 3, 0, algo="SG-NP")
-    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0, 3, 0) + sg, 3, 0.01)})[0] == REPRODUCED
+    sg = _sqrt_series(0.5, math.nan, algo="SG-NP")
+    assert _verdict("C1.4", {"fi_runs": _fi(_sqrt_series(0.5, 100.0) + sg, 3, 0.01)})[0] == REPRODUCED
 
 
 def test_c15_burn_in_in_each_outcome():
     def tabs(slope, seeds):
-        return {"fi_runs": _fi(_sqrt_series(slope, 1.0, seeds, 0, u=0.1), seeds, 0.01)}
+        return {"fi_runs": _fi(_sqrt_series(slope, 1.0, u=0.1), seeds, 0.01)}
 
     assert _verdict("C1.5", tabs(1.0, 3))[0] == REPRODUCED
     assert _verdict("C1.5", tabs(0.5, 10))[0] == NOT_REPRODUCED

@@ -367,6 +367,8 @@ def _c14(tables, settings):
                 require_range(t.min(), t.max(), 1e4, want, what="T", fmt=_T)
                 todo.append((f"{name} SG-NP", b.take(sg), (0.35, 0.65), None))
             except Inconclusive as why:
+                if name == "UBER-PICK":
+                    why = Inconclusive(str(why), needs=f"{why.needs} (the full month's pickups)")
                 todo.append((f"{name} SG-NP", None, None, why))
     if not todo:
         raise Inconclusive("no ε has 3 horizons with u ≥ 10 and SG-NP has < 2 horizons ≥ 10^4",
