@@ -609,6 +609,22 @@ def test_findings_are_computed_from_the_tables():
     assert pc.findings({}, pd.DataFrame(), {}) == []
 
 
+def test_learning_unit_and_bandit_findings_read_their_tables():
+    fi = pd.DataFrame({"group": "syn", "algo": "FI-DP", "T": 10**6, "eps": [1.0, 3.0, 10.0], "u": [1.5, 4.5, 15.0],
+                       "R": [5e4, -1e3, -9e4]})
+    be = pd.DataFrame({"group": "syn", "k": 3, "eps": [3.0, 10.0], "T_star": [9e5, 8e4], "u_star": [4.2, 4.3],
+                       "T_min": 1000, "T_max": 10**6})
+    f4c = pd.DataFrame({"unit": ["60", "pick"], "eps_half": [240.0, 20.0], "T": [716, 83_834]})
+    bandit = pd.DataFrame({"instance": "syn_s2", "T": 3_000_000, "algo": ["BanditDP", "BanditDP", "BanditDP", "FI-DP"],
+                           "eps": [10.0, 50.0, 1000.0, 50.0], "certified": [True, True, False, True],
+                           "phi": [0.1, 0.29, 0.8, 0.99]})
+    found = pc.findings({"fi": fi, "fi_breakeven": be, "f4c": f4c, "bandit": bandit}, pd.DataFrame(), {})
+    assert [f.figure for f in found] == ["f2", "f4", "f5"]
+    assert "from ε = 3 (u = 4.5)" in found[0].text and "ε ≤ 1 (u ≤ 1.5)" in found[0].text and "4.2–4.3" in found[0].text
+    assert "ε ≈ 20 per pickup" in found[1].text and "12× as much" in found[1].text
+    assert "φ = 0.29" in found[2].text and "φ = 0.99" in found[2].text  # the nominal ε = 1000 is not 'certified'
+
+
 def _tpriv(scale_bug_ratio, ok_ratio):
     rows = []
     for variant, ratio in (("as implemented", ok_ratio), ("planted bug: gains x3", scale_bug_ratio)):
