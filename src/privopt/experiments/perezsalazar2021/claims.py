@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privopt.experiments.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, ClaimSet, Inconclusive, Outcome,
-                                        finite, require_range, require_seeds)
+from privopt.experiments.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, require_range,
+                                        require_seeds)
 from privopt.experiments.claims import fmt_sig as _f
 from privopt.experiments.perezsalazar2021.tables import phi_half
 from privopt.experiments.protocol import Finding
