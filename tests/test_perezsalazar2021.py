@@ -443,7 +443,7 @@ def test_c33_needs_u_at_least_10_at_every_k():
     assert _verdict("C3.3", tabs(1.0, 10))[0] == NOT_REPRODUCED
     assert _verdict("C3.3", tabs(1.0, 3))[0] == INCONCLUSIVE
     v, row = _verdict("C3.3", tabs(2.0, 10, T=31_623, u_k6=2.0))  # the quick horizon: u < 10 at k = 6
-    assert v == INCONCLUSIVE and row.needs.startswith("T ≥ 7.9e+05")
+    assert v == INCONCLUSIVE and row.needs.startswith("T ≥ 7.9·10^5")
 
 
 def test_c34_ln_n_slope_in_each_outcome():

@@ -77,6 +77,15 @@ def _T(x: float) -> str:
     return f"{int(round(x)):,}"
 
 
+def _sci(x: float) -> str:
+    """Two significant digits as c·10^k (8.3·10^5)."""
+    e = math.floor(math.log10(float(x)))
+    c = float(x) / 10 ** e
+    if round(c, 1) >= 10:
+        c, e = c / 10, e + 1
+    return f"{c:.1f}·10^{e}"
+
+
 def _sel(t: pd.DataFrame, **eq) -> pd.DataFrame:
     m = np.ones(len(t), dtype=bool)
     for k, v in eq.items():
@@ -610,7 +619,7 @@ def _c33(tables, settings):
     if len(low):
         t_need = float((low["T"] * (U_LEARNED / low["u"]) ** 2).max())
         raise Inconclusive(f"ε = 30 has u < 10 at k = {sorted(low['k'].tolist())} (T = {int(p['T'].max()):,}): the k² "
-                           f"law is the learned regime's", needs=f"T ≥ {_f(t_need, 2)} (u ≥ 10 at every k ≤ 6; the spec "
+                           f"law is the learned regime's", needs=f"T ≥ {_sci(t_need)} (u ≥ 10 at every k ≤ 6; the spec "
                            f"runs T = 10^6)")
     if fi.sum() < 3:
         raise Inconclusive(f"ε = 30 ran at k = {sorted(p.loc[fi, 'k'].tolist())} only", needs="≥ 3 values of k ≤ 6")
