@@ -360,11 +360,16 @@ def test_privacy_checks_pass_and_catch_planted_bugs():
     from privopt.experiments.cardoso2019.privacy import exact_eps, privacy_job
 
     assert exact_eps(False) < 1.0 < 2.0 < exact_eps(True)
+    assert 1.0 < exact_eps("subtle") < 1.5  # c_sens = 1 alone: a real violation, within 1.5x of the claim
     df = privacy_job(None, {"samples": 60_000, "seed": 0}, None, None)["runs"]
     got = {(a, v): r for a, v, r in zip(df["audit"], df["variant"], df["result"])}
     for audit in ("submod_bandit_releases", "submod_bandit_bound", "submod_full_bound"):
         assert got[(audit, "correct")] == "pass"
         assert got[(audit, "planted")] == "caught"
+    # issue 23: the bandit learner dilutes the leakage; the row says so and shows the subtle bug missed
+    row = df[(df["audit"] == "submod_bandit_releases")].set_index("variant")
+    assert (row["tightness"] == "diluted").all() and "not seen" in row.loc["correct", "tightness_note"]
+    assert row.loc["subtle", "result"] == "missed" and row.loc["subtle", "eps_lb"] < 0.8 * row.loc["subtle", "exact_eps"]
 
 
 def test_sort_chain_fallback_is_the_stable_argsort():
