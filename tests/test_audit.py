@@ -160,6 +160,43 @@ def test_statistic_thresholds_reach_the_tails():
     assert np.all(np.diff(grid) > 0)
 
 
+def test_predicted_eps_lb_of_randomised_response():
+    """The expected bound at the exact laws: below ε, rising with n towards it, 0 for identical laws."""
+    e = 1.0
+    p = np.array([math.exp(e), 1.0]) / (1 + math.exp(e))
+    lbs = [stats.predicted_eps_lb(p, p[::-1], n) for n in (1_000, 10_000, 100_000, 1_000_000)]
+    assert all(0 < a < b < e for a, b in zip(lbs, lbs[1:]))
+    assert lbs[-1] > 0.97 * e
+    assert stats.predicted_eps_lb(p, p, 10_000) == 0.0
+
+
+def test_sample_sizes_are_derived_from_the_exact_laws():
+    """The quick sample sizes come from the bound expected at the exact laws (stats.predicted_eps_lb):
+    ≥ 0.8 × exact on the correct mechanism, above the claim on the subtle bug — no seed involved."""
+    from privopt.audit import exponential, greedy
+    from privopt.mechanisms.exponential import exponential_probabilities
+
+    q0, q1 = exponential.em_instance()
+    for a in (x for x in catalogue.all_audits() if x.name.startswith("exp_mech")):
+        n = a.samples["quick"]
+        for variant in ("correct", "subtle"):
+            f = exponential.FACTOR[variant]
+            p, q = exponential_probabilities(q0 * f, 1.0), exponential_probabilities(q1 * f, 1.0)
+            lb = stats.predicted_eps_lb(p, q, n)
+            if variant == "correct":
+                assert 0.8 * a.exact("correct") <= lb <= a.eps, (a.name, lb)
+            else:
+                assert lb > a.eps, (a.name, lb)
+    for rule in ("basic", "better_of"):
+        e0 = greedy._eps0(rule, "correct")
+        d0, d1 = greedy.dpg_law(0, e0), greedy.dpg_law(1, e0)
+        keys = sorted(set(d0) | set(d1))
+        p, q = np.array([d0.get(k, 0.0) for k in keys]), np.array([d1.get(k, 0.0) for k in keys])
+        delta = 0.0 if rule == "basic" else greedy.DELTA
+        exact = stats.exact_eps_discrete(p, q, delta)
+        assert stats.predicted_eps_lb(p, q, greedy.SAMPLES[rule]["quick"], delta) >= 0.8 * exact
+
+
 def test_fisher_direction_finds_the_shifted_coordinate():
     rng = np.random.default_rng(2)
     x0 = rng.normal(0, 1, (5000, 4))
@@ -253,6 +290,9 @@ def test_exact_eps_is_consistent(quick_table):
     # loose audits say why: the exact ε of the correct pair is far below the claim
     loose = known[(known.tightness == "loose") & (known.variant == "correct")]
     assert (loose.exact_eps < 0.6 * loose.claimed_eps).all(), loose
+    # where the sample size was derived for it (DPG basic / better_of), the bound still reaches 0.8 × exact
+    for row in loose[loose.audit.isin(["dpg_basic", "dpg_better_of"])].itertuples():
+        assert 0.8 * row.exact_eps <= row.eps_lb <= row.claimed_eps, row
 
 
 def test_exponential_mechanism_loses_most_of_its_eps_under_replacement(quick_table):

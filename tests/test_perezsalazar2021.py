@@ -335,5 +335,10 @@ def test_audits_pass_as_implemented_and_catch_their_planted_bugs():
     assert 0.8 * fi.loc["correct", "exact_eps"] <= fi.loc["correct", "eps_lb"] <= 1.0
     assert fi.loc["subtle", "eps_lb"] > 1.0 and fi.loc["subtle", "result"] == "caught"
     assert table.set_index("audit").loc["osm_alg4", "tightness"].tolist() == ["loose", "loose"]
+    # the sample size is derived from the exact laws: the bound expected there clears both targets
+    from privopt.audit.stats import predicted_eps_lb
+    n = int(fi.loc["correct", "samples"])
+    assert predicted_eps_lb(fi_dp_law(0, "correct"), fi_dp_law(1, "correct"), n) >= 0.8 * fi.loc["correct", "exact_eps"]
+    assert predicted_eps_lb(fi_dp_law(0, "subtle"), fi_dp_law(1, "subtle"), n) > 1.0
     for which in (0, 1):
         assert fi_dp_law(which, False).sum() == pytest.approx(1.0, abs=1e-12)
