@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from privopt import audit
@@ -323,3 +324,31 @@ def test_samples_for():
     with pytest.raises(ValueError):
         audit.samples_for(a, "huge")
     assert core.COLUMNS == audit.COLUMNS
+
+
+def test_report_audit_rows_show_tightness_and_both_bugs(tmp_path):
+    """The report's audit table (privopt.report.audit_rows, paper/report.html.j2): one row per audit with
+    the blatant bug's text, the subtle bug's bound and result, and the tightness; a tight audit that misses
+    its subtle bug is not ok, a diluted one that misses it is (its row says why)."""
+    from pathlib import Path
+
+    from privopt.report import audit_rows, render_report
+
+    tight = audit.run_audits([a for a in catalogue.all_audits() if a.name == "exp_mech_numba"], {"*": 20_000}, 0)
+    loose = audit.run_audits([a for a in catalogue.all_audits() if a.name == "pcg_swap_exact_F"], {"*": 200}, 0)
+    table = pd.concat([tight, loose], ignore_index=True)
+    path = tmp_path / "audits.csv"
+    table.to_csv(path, index=False)
+    rows = {r["audit"]: r for r in audit_rows(pd.read_csv(path))}
+    assert rows["exp_mech_numba"]["bug"].startswith("P(u)") and rows["exp_mech_numba"]["bug_subtle"].startswith("Gumbel")
+    assert rows["exp_mech_numba"]["tightness"] == "tight" and rows["exp_mech_numba"]["result_subtle"] == "caught"
+    assert rows["exp_mech_numba"]["ok"]
+    assert rows["pcg_swap_exact_F"]["tightness"] == "loose" and rows["pcg_swap_exact_F"]["result_subtle"] == "none planted"
+    missed = pd.read_csv(path)
+    missed.loc[(missed.audit == "exp_mech_numba") & (missed.variant == "subtle"), "result"] = "missed"
+    assert not {r["audit"]: r for r in audit_rows(missed)}["exp_mech_numba"]["ok"]
+    template = Path(__file__).resolve().parents[1] / "paper" / "report.html.j2"
+    out = tmp_path / "report.html"
+    render_report(template, {}, {}, None, "quick", out, audits=path, audit_settings={"samples": "quick"})
+    html = out.read_text()
+    assert "Gumbel noise scale" in html and "<b>loose</b>" in html and "subtle: caught" in html
