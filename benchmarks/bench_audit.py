@@ -51,7 +51,8 @@ def every_audit() -> list:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=None, help="samples per rate timing (default: the audit's quick setting / 2)")
+    ap.add_argument("--n", type=int, default=None,
+                    help="samples per rate timing (default: the audit's quick setting / 2)")
     ap.add_argument("--only", nargs="*", default=None, help="audit names")
     ap.add_argument("--rates", action="store_true", help="also time the samplers alone")
     ap.add_argument("--csv", default=None, help="write the table here")

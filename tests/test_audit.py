@@ -340,10 +340,12 @@ def test_report_audit_rows_show_tightness_and_both_bugs(tmp_path):
     path = tmp_path / "audits.csv"
     table.to_csv(path, index=False)
     rows = {r["audit"]: r for r in audit_rows(pd.read_csv(path))}
-    assert rows["exp_mech_numba"]["bug"].startswith("P(u)") and rows["exp_mech_numba"]["bug_subtle"].startswith("Gumbel")
+    assert rows["exp_mech_numba"]["bug"].startswith("P(u)")
+    assert rows["exp_mech_numba"]["bug_subtle"].startswith("Gumbel")
     assert rows["exp_mech_numba"]["tightness"] == "tight" and rows["exp_mech_numba"]["result_subtle"] == "caught"
     assert rows["exp_mech_numba"]["ok"]
-    assert rows["pcg_swap_exact_F"]["tightness"] == "loose" and rows["pcg_swap_exact_F"]["result_subtle"] == "none planted"
+    assert rows["pcg_swap_exact_F"]["tightness"] == "loose"
+    assert rows["pcg_swap_exact_F"]["result_subtle"] == "none planted"
     missed = pd.read_csv(path)
     missed.loc[(missed.audit == "exp_mech_numba") & (missed.variant == "subtle"), "result"] = "missed"
     assert not {r["audit"]: r for r in audit_rows(missed)}["exp_mech_numba"]["ok"]

@@ -239,13 +239,15 @@ def test_privacy_checks_pass_and_catch_their_planted_bugs():
 
 
 def test_tbap_node_loss_is_the_exact_privacy_loss():
-    """At releases built from chosen node values the statistic is Σ over item 1's nodes of (|y − s'| − |y − s|)/λ;
-    it reaches ±(the exact ε) when every node lies beyond both sums (d = 1), and the two inputs are symmetric."""
+    """At releases built from chosen node values the statistic is Σ over item 1's nodes of
+    (|y − s'| − |y − s|)/λ; it reaches ±(the exact ε) when every node lies beyond both sums (d = 1), and
+    the two inputs are symmetric."""
     lam = privacy._lam("correct")
     a, b = privacy.tbap_items(1)
     far = 100.0
     for sign in (1.0, -1.0):
-        # node values: leaf 1, node [1,2], leaf 3, node [1..4] → releases v1 = leaf1, v2 = [1,2], v3 = [1,2] + leaf3, v4
+        # node values leaf 1, node [1,2], leaf 3, node [1..4]; releases v1 = leaf 1, v2 = [1,2],
+        # v3 = [1,2] + leaf 3, v4 = [1..4]
         nodes = {"l1": sign * far, "n12": sign * far, "l3": 0.0, "n14": sign * far}
         v = np.array([[nodes["l1"], nodes["n12"], nodes["n12"] + nodes["l3"], nodes["n14"]]])
         assert privacy.tbap_node_loss(v, 1)[0] == pytest.approx(sign * privacy.tbap_exact_eps(1, "correct"))

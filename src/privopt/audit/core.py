@@ -50,8 +50,8 @@ import pandas as pd
 from privopt.audit.events import Evidence, audit_continuous, audit_discrete, audit_statistic
 from privopt.seeding import seed_sequence
 
-__all__ = ["Audit", "COLUMNS", "SCALES", "STAT_DECIMALS", "TIGHTNESS", "VARIANTS", "evidence", "run_audit", "run_audits",
-           "samples_for", "variant_name"]
+__all__ = ["Audit", "COLUMNS", "SCALES", "STAT_DECIMALS", "TIGHTNESS", "VARIANTS", "evidence", "run_audit",
+           "run_audits", "samples_for", "variant_name"]
 
 #: Columns of the audit table, in order.
 COLUMNS = [

@@ -160,8 +160,8 @@ def audits() -> list[Audit]:
               exact_note="analytic Gaussian mechanism of the released stream (shared_path_levels covariance)",
               statistic=_gaussian_loss, statistic_note="Gaussian log-likelihood ratio of the stream (up to a constant)",
               tightness="loose",
-              tightness_note=(f"calibration sigma = {SIGMA:.4g} is ~19x the sigma at which this worst-case pair reaches "
-                              "(1, 0.1): exact eps 0; no subtle bug violates the claim"),
+              tightness_note=(f"calibration sigma = {SIGMA:.4g} is ~19x the sigma at which this worst-case pair "
+                              "reaches (1, 0.1): exact eps 0; no subtle bug violates the claim"),
               **common),
         Audit(name="tree_wishart", mechanism=f"TreeAggregator (path) + Wishart nodes (wishart_bartlett, k = {K_DF}, scale 2I)",
               bug="node noise scale matrix divided by 1000", sampler=_make_sampler("wishart"),

@@ -124,18 +124,20 @@ def audits() -> list[Audit]:
               delta=0.0, kind="discrete", bug=f"gains counted x{BUG_RATE:g} (sensitivity {BUG_RATE:g}; kernel run with {BUG_RATE:g}·η)",
               sampler=_fi_sample, samples={"quick": 400_000, "paper": 4_000_000}, exact=_fi_exact,
               exact_note="max |log p/q| of the enumerated output laws (osm_enumeration.output_law)",
-              describe=_describe, subtle_bug="eta = eps/(k(T - t0)): the factor 2 of 2 eta k (T - t0) dropped (2 eta)",
-              statistic=fi_dp_loss, statistic_note="exact privacy loss of the four picks (enumerated laws, correct eta)",
+              describe=_describe,
+              subtle_bug="eta = eps/(k(T - t0)): the factor 2 of 2 eta k (T - t0) dropped (2 eta)",
+              statistic=fi_dp_loss,
+              statistic_note="exact privacy loss of the four picks (enumerated laws, correct eta)",
               tightness="tight",
-              tightness_note=("exact eps of the instance 0.63 x the claim: the composed bound charges both experts 2 eta, "
-                              "coverage functions move the second expert's gains on one side only")),
+              tightness_note=("exact eps of the instance 0.63 x the claim: the composed bound charges both experts "
+                              "2 eta, coverage functions move the second expert's gains on one side only")),
         Audit(name="osm_alg4", mechanism="Algorithm 4 (privopt.online cont_kernel, K = 1 PFTAL expert, l2-Laplace tree)",
               paper="perezsalazar2021",
               instance="n = 2, T = 2: round 1 type covers item 0 or item 1 (P = 0.9); round 2 P = (0.9, 0.1); output F_2(x_2)",
               relation="replace one function f_t of the stream", eps=ALG4_EPS, delta=0.0, kind="continuous",
               bug=f"node noise lambda/{ALG4_BUG:g}", sampler=_alg4_sample,
               samples={"quick": 200_000, "paper": 2_000_000}, labels=("F_2(x_2)",), tightness="loose",
-              tightness_note=("x_2 sees only the first of the 2 tree nodes that hold gradient 1, each calibrated to "
-                              "eps/2, and F_2(x_2) post-processes a box projection of it: exact eps <= 0.5, so no subtle "
-                              "bug is a violation on this instance; only the blatant bug is planted")),
+              tightness_note=("x_2 sees only the first of the 2 tree nodes that hold gradient 1, each calibrated "
+                              "to eps/2, and F_2(x_2) post-processes a box projection of it: exact eps <= 0.5, so "
+                              "no subtle bug is a violation on this instance; only the blatant bug is planted")),
     ]

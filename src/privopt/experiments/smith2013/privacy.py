@@ -52,8 +52,8 @@ from privopt.mechanisms.tree import dyadic_leaf_nodes
 from privopt.online.pftal import pftal_setup, run_pftal
 from privopt.online.tbap import tbap_releases, tbap_scale
 
-__all__ = ["EPS", "MU", "T_AUDIT", "AUDIT_SAMPLES", "tbap_items", "tbap_exact_eps", "tbap_node_loss", "tbap_audit", "audits",
-           "gradient_bound_check", "privacy_job"]
+__all__ = ["EPS", "MU", "T_AUDIT", "AUDIT_SAMPLES", "tbap_items", "tbap_exact_eps", "tbap_node_loss", "tbap_audit",
+           "audits", "gradient_bound_check", "privacy_job"]
 
 EPS = 1.0
 MU = 1.0
