@@ -95,11 +95,10 @@ def tbap_node_loss(releases: np.ndarray, d: int, T: int = T_AUDIT) -> np.ndarray
     a, b = tbap_items(d, T)
     lam = _lam("correct", T)
     v = np.asarray(releases, dtype=np.float64).reshape(-1, T, d)
-    v = np.concatenate([np.zeros((v.shape[0], 1, d)), v], axis=1)
     loss = np.zeros(v.shape[0])
     for level, j in dyadic_leaf_nodes(1, T):
         lo, hi = j << level, (j + 1) << level
-        y = v[:, hi] - v[:, lo]
+        y = v[:, hi - 1] - v[:, lo - 1] if lo > 0 else v[:, hi - 1]
         s, s_prime = a[lo:hi].sum(axis=0), b[lo:hi].sum(axis=0)
         loss += (np.linalg.norm(y - s_prime, axis=1) - np.linalg.norm(y - s, axis=1)) / lam
     return loss
