@@ -21,11 +21,11 @@ columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
   one direction of R^4 in both releases, and the released law is a mixture over the learner's unreleased
   randomness (the sign σ and the chain index of round 2, and x_2 built from v̂_1).  The release statistic
   s gives ε_lb 0.29 at 10^5 samples (0.36–0.44 × the exact ε over seeds 0–5; 0.46–0.53 × on the c_sens = 1
-  bug, whose exact ε is 1.30); the exact
-  privacy loss of this mixture was not built, and even without a mixture the ℓ2-Laplace in d = 2 needs
-  10^6 samples for 0.85 × (the TBAP audit of smith2013) — in R^4 the far tail is rarer still.  So a ×2 bug
-  (c_sens = 1 alone, or the paper's μ alone: exact 1.25) is not seen at a tractable size.  The row says so
-  (``tightness``) instead of claiming a tight audit; the subtle row shows the miss.
+  bug, whose exact ε is 1.30); the exact privacy loss of this mixture was not built, and even without a
+  mixture the ℓ2-Laplace in d = 2 needs 10^6 samples for 0.85 × (the TBAP audit of smith2013) — in R^4
+  the far tail is rarer still.  So a ×2 bug (c_sens = 1 alone, or the paper's μ alone: exact 1.25) is not
+  seen at a tractable size.  The row says so (``tightness``) instead of claiming a tight audit; the subtle
+  row shows the miss.
 * ``submod_bandit_bound`` (runtime guard): BanditSubmodPFTAL on the audit's losses (n = 4, T = 256 = n⁴,
   γ = 1, ε = 1, cells 0 and 3 at random); the kernel
   records max_t ‖z_t‖/μ and :func:`run_submod` raises when it exceeds 1.  Correct: the corrected μ; planted:
