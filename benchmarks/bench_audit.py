@@ -1,12 +1,14 @@
-"""Sampling speed of every privacy audit (privopt.audit), in samples per second.
+"""Sampling speed and quick-scale cost of every privacy audit (privopt.audit), with the audit table.
 
-For each audit and variant (correct, planted) the sampler draws n outputs on input D after
-a warm-up call (numba compile / cache load), and the rate n / seconds is printed, together
-with the wall time of the audit's quick and paper settings (2 inputs × samples, plus the
-event selection and the Clopper–Pearson bounds, estimated from the rate) and of one full
-quick ``run_audit`` pair measured directly.
+Every audit of the library catalogue (``privopt.audit.catalogue``) and of every registered paper's
+declaration (``Paper.audits``), once each.  For each audit and configuration (correct, planted, and
+subtle where the audit has one) the sampler draws n outputs on input D after a warm-up call (numba
+compile / cache load) and the rate n / seconds is printed; then the quick ``run_audit`` of every
+configuration is run and its CPU seconds (``time.process_time``, all configurations together) are
+printed beside the audit table: claimed ε, exact ε of the instance (correct), ε_lb of the correct
+mechanism, of the subtle bug and of the blatant bug, the samples per input and the tightness.
 
-Run by hand, never as a test:  ``python benchmarks/bench_audit.py [--n N] [--only NAME ...]``.
+Run by hand, never as a test:  ``python benchmarks/bench_audit.py [--n N] [--only NAME ...] [--csv PATH]``.
 """
 
 from __future__ import annotations
@@ -15,42 +17,70 @@ import argparse
 import time
 
 import numpy as np
+import pandas as pd
 
 from privopt import audit
 from privopt.audit import catalogue
 
 
-def _rate(a, planted: bool, n: int) -> float:
+def _rate(a, variant: str, n: int) -> float:
     rng = np.random.default_rng(0)
-    a.sampler(planted, 0, min(n, 16), rng)  # warm-up
+    a.sampler(variant, 0, min(n, 16), rng)  # warm-up
     t0 = time.perf_counter()
-    a.sampler(planted, 0, n, rng)
+    a.sampler(variant, 0, n, rng)
     return n / (time.perf_counter() - t0)
+
+
+def every_audit() -> list:
+    """The catalogue's audits and every registered paper's declared audits, each name once."""
+    from privopt.experiments.protocol import resolve
+    from privopt.experiments.registry import papers
+
+    seen, out = set(), []
+    for a in catalogue.all_audits():
+        seen.add(a.name)
+        out.append(a)
+    for p in papers().values():
+        for ref in p.audits:
+            for a in resolve(ref)():
+                if a.name not in seen:
+                    seen.add(a.name)
+                    out.append(a)
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=None, help="samples per timing (default: the audit's quick setting / 2)")
+    ap.add_argument("--n", type=int, default=None,
+                    help="samples per rate timing (default: the audit's quick setting / 2)")
     ap.add_argument("--only", nargs="*", default=None, help="audit names")
+    ap.add_argument("--rates", action="store_true", help="also time the samplers alone")
+    ap.add_argument("--csv", default=None, help="write the table here")
     args = ap.parse_args()
-    print(f"{'audit':22s} {'correct/s':>11s} {'planted/s':>11s} {'quick n':>9s} {'quick s':>8s} "
-          f"{'paper n':>9s} {'paper s (est.)':>14s}")
-    total_quick = total_paper = 0.0
-    for a in catalogue.all_audits():
+    rows = []
+    for a in every_audit():
         if args.only and a.name not in args.only:
             continue
-        n = args.n or max(16, a.samples["quick"] // 2)
-        rc, rp = _rate(a, False, n), _rate(a, True, n)
-        t0 = time.perf_counter()
-        for planted in (False, True):
-            audit.run_audit(a, planted, a.samples["quick"], seed=0)
-        quick = time.perf_counter() - t0
-        paper = 2 * a.samples["paper"] * (1 / rc + 1 / rp) + quick - 2 * a.samples["quick"] * (1 / rc + 1 / rp)
-        total_quick += quick
-        total_paper += paper
-        print(f"{a.name:22s} {rc:11.0f} {rp:11.0f} {a.samples['quick']:9d} {quick:8.1f} "
-              f"{a.samples['paper']:9d} {paper:14.1f}")
-    print(f"{'total':22s} {'':11s} {'':11s} {'':9s} {total_quick:8.1f} {'':9s} {total_paper:14.1f}")
+        n = a.samples["quick"]
+        for v in a.variants():  # warm-up (numba compile / cache load), not timed
+            a.sampler(v, 0, 16, np.random.default_rng(0))
+        rates = {v: _rate(a, v, args.n or max(16, n // 2)) for v in a.variants()} if args.rates else {}
+        t0 = time.process_time()
+        got = {v: audit.run_audit(a, v, n, seed=0) for v in a.variants()}
+        cpu = time.process_time() - t0
+        rows.append({"audit": a.name, "paper": a.paper, "claimed_eps": a.eps, "exact_eps": got["correct"]["exact_eps"],
+                     "eps_lb_correct": got["correct"]["eps_lb"],
+                     "eps_lb_subtle": got["subtle"]["eps_lb"] if "subtle" in got else float("nan"),
+                     "eps_lb_planted": got["planted"]["eps_lb"], "samples": n, "cpu_s": cpu,
+                     "tightness": a.tightness,
+                     "results": "/".join(got[v]["result"] for v in a.variants()),
+                     **{f"rate_{v}": r for v, r in rates.items()}})
+    df = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(df.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+    print(f"total quick CPU seconds: {df['cpu_s'].sum():.1f}")
+    if args.csv:
+        df.to_csv(args.csv, index=False)
 
 
 if __name__ == "__main__":

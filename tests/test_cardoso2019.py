@@ -360,11 +360,39 @@ def test_privacy_checks_pass_and_catch_planted_bugs():
     from privopt.experiments.cardoso2019.privacy import exact_eps, privacy_job
 
     assert exact_eps(False) < 1.0 < 2.0 < exact_eps(True)
+    assert 1.0 < exact_eps("subtle") < 1.5  # c_sens = 1 alone: a real violation, within 1.5x of the claim
     df = privacy_job(None, {"samples": 60_000, "seed": 0}, None, None)["runs"]
     got = {(a, v): r for a, v, r in zip(df["audit"], df["variant"], df["result"])}
     for audit in ("submod_bandit_releases", "submod_bandit_bound", "submod_full_bound"):
         assert got[(audit, "correct")] == "pass"
         assert got[(audit, "planted")] == "caught"
+    # issue 23: the bandit learner dilutes the leakage; the row says so and shows the subtle bug missed
+    row = df[(df["audit"] == "submod_bandit_releases")].set_index("variant")
+    assert (row["tightness"] == "diluted").all() and "not seen" in row.loc["correct", "tightness_note"]
+    assert row.loc["subtle", "result"] == "missed"
+    assert row.loc["subtle", "eps_lb"] < 0.8 * row.loc["subtle", "exact_eps"]
+    # with the learner's coins revealed the audit is tight: c_sens = 1 alone is caught, the correct one passes
+    coins = df[(df["audit"] == "submod_bandit_coins")].set_index("variant")
+    assert (coins["tightness"] == "tight").all() and coins.loc["correct", "samples"] == 600_000
+    assert coins.loc["correct", "eps_lb"] <= 1.0 and coins.loc["correct", "exact_eps"] == pytest.approx(0.9224, abs=1e-4)
+    assert coins.loc["subtle", "result"] == "caught" and coins.loc["planted", "result"] == "caught"
+    assert (coins["eps_lb"] <= coins["exact_eps"]).all()
+
+
+def test_coins_loss_is_the_exact_likelihood_ratio():
+    """E_D[e^{−loss}] = 1 and E_D'[e^{loss}] = 1 hold only for the exact log-likelihood ratio of the view
+    (a wrongly rebuilt z_2, sign or node would break them), within 4 standard errors; |loss| ≤ the exact ε."""
+    from privopt.experiments.cardoso2019.privacy import coins_audit, coins_exact_eps, coins_loss
+
+    a = coins_audit(1000)
+    rng = np.random.default_rng(3)
+    for which, sign in ((0, -1.0), (1, 1.0)):
+        loss = coins_loss(a.sampler("correct", which, 100_000, rng))
+        w = np.exp(sign * loss)
+        assert abs(w.mean() - 1.0) <= 4 * w.std() / math.sqrt(w.size), (which, w.mean())
+        assert np.abs(loss).max() <= coins_exact_eps("correct") + 1e-12
+    # the statistic is not a constant: it separates the inputs
+    assert coins_loss(a.sampler("correct", 0, 20_000, rng)).mean() > coins_loss(a.sampler("correct", 1, 20_000, rng)).mean()
 
 
 def test_sort_chain_fallback_is_the_stable_argsort():

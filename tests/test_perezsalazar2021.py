@@ -666,11 +666,21 @@ def test_audits_pass_as_implemented_and_catch_their_planted_bugs():
     from privopt.audit import run_audits
     from privopt.experiments.perezsalazar2021.audits import audits, fi_dp_law
 
-    table = run_audits(audits(), 60_000, 0)
-    assert list(table["result"]) == ["pass", "caught", "pass", "caught"]
-    fi = table[table["audit"] == "osm_fi_dp"]
-    # the exact ε of the pair: below the claimed pure bound as implemented, above it with the bug
-    assert fi["exact_eps"].iloc[0] <= 1.0 < fi["exact_eps"].iloc[1]
+    table = run_audits(audits(), "quick", 0)
+    assert list(table["result"]) == ["pass", "caught", "caught", "pass", "caught"]
+    fi = table[table["audit"] == "osm_fi_dp"].set_index("variant")
+    # the exact ε of the pair: below the claimed pure bound as implemented, above it with either bug
+    assert fi.loc["correct", "exact_eps"] <= 1.0 < fi.loc["subtle", "exact_eps"] < fi.loc["planted", "exact_eps"]
     assert (fi["eps_lb"] <= fi["exact_eps"] + 1e-9).all()
+    # issue 23: the exact privacy loss reaches >= 0.8 of the exact ε on the correct kernel (not flagged) and
+    # flags the subtle bug (the factor 2 of 2ηk(T − t₀) dropped) at the quick sample size, seed 0
+    assert 0.8 * fi.loc["correct", "exact_eps"] <= fi.loc["correct", "eps_lb"] <= 1.0
+    assert fi.loc["subtle", "eps_lb"] > 1.0 and fi.loc["subtle", "result"] == "caught"
+    assert table.set_index("audit").loc["osm_alg4", "tightness"].tolist() == ["loose", "loose"]
+    # the sample size is derived from the exact laws: the bound expected there clears both targets
+    from privopt.audit.stats import predicted_eps_lb
+    n = int(fi.loc["correct", "samples"])
+    assert predicted_eps_lb(fi_dp_law(0, "correct"), fi_dp_law(1, "correct"), n) >= 0.8 * fi.loc["correct", "exact_eps"]
+    assert predicted_eps_lb(fi_dp_law(0, "subtle"), fi_dp_law(1, "subtle"), n) > 1.0
     for which in (0, 1):
         assert fi_dp_law(which, False).sum() == pytest.approx(1.0, abs=1e-12)

@@ -311,10 +311,41 @@ def test_explicit_bound_matches_the_spec_formula():
 
 
 def test_privacy_checks_pass_and_catch_their_planted_bugs():
-    out = privacy.privacy_job({}, {"samples": 40_000, "seed": 0}, [0], {})["runs"]
-    assert list(out["result"]) == ["pass", "caught"] * 3, out[["audit", "variant", "eps_lb", "result"]]
-    assert out.loc[out["audit"] == "tbap_l2laplace", "exact_eps"].tolist() == [1.0, 2.0]
+    """The job at the d = 1 audit's quick count (d = 2 draws 10x): correct, blatant, subtle per audit."""
+    out = privacy.privacy_job({}, {"samples": privacy.AUDIT_SAMPLES[1], "seed": 0}, [0], {})["runs"]
+    assert list(out["result"]) == ["pass", "caught", "caught"] * 2 + ["pass", "caught"], \
+        out[["audit", "variant", "eps_lb", "result"]]
+    assert out.loc[out["audit"] == "tbap_l2laplace", "exact_eps"].tolist() == pytest.approx([1.0, 2.0, math.sqrt(2)])
     assert privacy.tbap_exact_eps(2, False) == 1.0 and privacy.tbap_exact_eps(1, True) == 2.0
+    # issue 23: the node-wise loss reaches >= 0.8 of the exact ε (= the claim) on the correct TBAP, not above
+    # the claim, and the subtle bug (λ/√2, exact √2) is flagged; both at fixed seeds
+    audits = out[out["check"] == "black-box audit"]
+    for row in audits.itertuples():
+        assert row.tightness == "tight"
+        if row.variant == "correct":
+            assert 0.8 * row.exact_eps <= row.eps_lb <= row.claimed_eps, row
+        else:
+            assert row.claimed_eps < row.eps_lb <= row.exact_eps, row
+    assert (audits["samples"] == [10 * privacy.AUDIT_SAMPLES[1]] * 3 + [privacy.AUDIT_SAMPLES[1]] * 3).all()
+
+
+def test_tbap_node_loss_is_the_exact_privacy_loss():
+    """At releases built from chosen node values the statistic is Σ over item 1's nodes of
+    (|y − s'| − |y − s|)/λ; it reaches ±(the exact ε) when every node lies beyond both sums (d = 1), and
+    the two inputs are symmetric."""
+    lam = privacy._lam("correct")
+    a, b = privacy.tbap_items(1)
+    far = 100.0
+    for sign in (1.0, -1.0):
+        # node values leaf 1, node [1,2], leaf 3, node [1..4]; releases v1 = leaf 1, v2 = [1,2],
+        # v3 = [1,2] + leaf 3, v4 = [1..4]
+        nodes = {"l1": sign * far, "n12": sign * far, "l3": 0.0, "n14": sign * far}
+        v = np.array([[nodes["l1"], nodes["n12"], nodes["n12"] + nodes["l3"], nodes["n14"]]])
+        assert privacy.tbap_node_loss(v, 1)[0] == pytest.approx(sign * privacy.tbap_exact_eps(1, "correct"))
+    # releases equal to the true prefix sums of D: each node contributes |s − s'|/λ = 2/λ
+    v = np.cumsum(a, axis=0).reshape(1, -1)
+    assert privacy.tbap_node_loss(v, 1)[0] == pytest.approx(3 * 2.0 / lam)
+    assert privacy.tbap_node_loss(np.cumsum(b, axis=0).reshape(1, -1), 1)[0] == pytest.approx(-3 * 2.0 / lam)
 
 
 # ----------------------------------------------------------------------------- declaration

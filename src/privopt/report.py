@@ -259,9 +259,24 @@ def audit_rows(audits: pd.DataFrame) -> list[dict[str, Any]]:
     for name, group in audits.groupby("audit", sort=False):
         correct = group[group["variant"] == "correct"].iloc[0]
         planted = group[group["variant"] == "planted"].iloc[0]
+        subtle = group[group["variant"] == "subtle"]
+        subtle = subtle.iloc[0] if len(subtle) else None
+        tightness = correct.get("tightness", "")
+        tightness = tightness if isinstance(tightness, str) else ""
+        note = correct.get("tightness_note", "")
+        # a tight audit must also catch its subtle bug; a loose or diluted one says why it cannot
+        ok = correct["result"] == "pass" and planted["result"] == "caught" and (
+            tightness != "tight" or subtle is None or subtle["result"] == "caught")
         rows.append({**{k: _fmt(v) for k, v in correct.items()},
+                     "bug": planted["bug"],  # the correct row's bug is empty
                      "eps_lb_planted": _fmt(planted["eps_lb"]), "exact_eps_planted": _fmt(planted["exact_eps"]),
-                     "result_planted": planted["result"], "ok": correct["result"] == "pass" and planted["result"] == "caught"})
+                     "result_planted": planted["result"],
+                     "eps_lb_subtle": _fmt(subtle["eps_lb"]) if subtle is not None else "—",
+                     "exact_eps_subtle": _fmt(subtle["exact_eps"]) if subtle is not None else "—",
+                     "result_subtle": subtle["result"] if subtle is not None else "none planted",
+                     "bug_subtle": subtle["bug"] if subtle is not None and isinstance(subtle["bug"], str) else "",
+                     "tightness": tightness or "—", "tightness_note": note if isinstance(note, str) else "",
+                     "ok": ok})
     return rows
 
 

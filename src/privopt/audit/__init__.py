@@ -7,16 +7,19 @@ correction — for pure ε and for (ε, δ) (log((P0 − δ)/P1)) — in the spi
 (Ding et al., CCS 2018) and DP-Sniper (Bichsel et al., S&P 2021).  Where the output law
 is exactly computable on the tiny instance, the exact ε of the pair is reported as a
 white-box check.  Every audit has a planted bug beside it, a real violation on its
-instance, to show that the audit can fail.
+instance, to show that the audit can fail; a tight audit (exact ε of the instance close to the
+claim, a near-optimal statistic) has a subtle one too (noise ×1/√2, or the paper's printed constant
+alone), and a loose or diluted audit says so in its ``tightness`` column.
 
 Public API
 ----------
 * :func:`audit_discrete`, :func:`audit_continuous` — ε lower bound from two sample sets
-  (:mod:`privopt.audit.events`); :func:`exact_eps_discrete`, :func:`gaussian_exact_eps`
+  (:mod:`privopt.audit.events`); :func:`audit_statistic` — from a privacy-loss statistic of them (its
+  level sets: the optimal events where the output law is known); :func:`exact_eps_discrete`, :func:`gaussian_exact_eps`
   and the Clopper–Pearson helpers (:mod:`privopt.audit.stats`).
 * :class:`Audit`, :func:`run_audit` — one mechanism on one instance (:mod:`privopt.audit.core`).
 * :func:`run_audits` — the audit table of a list of audits (a paper's, as its declaration lists
-  them: ``Paper.audits``), one row per (audit, correct | planted), columns :data:`COLUMNS`.
+  them: ``Paper.audits``), one row per (audit, correct | planted | subtle), columns :data:`COLUMNS`.
 * :mod:`privopt.audit.catalogue` — every audit of the library's own mechanisms
   (:func:`~privopt.audit.catalogue.all_audits`: exponential mechanism (numpy, numba), DPG with
   every ε0 rule, PCG (swap/pairwise × G/exact-F), PMCG, tree aggregation (Gaussian, Wishart))
@@ -29,8 +32,8 @@ digest, on that mechanism's modules alone (:mod:`privopt.experiments.codedigest`
 
 from __future__ import annotations
 
-from privopt.audit.core import COLUMNS, SCALES, Audit, run_audit, run_audits, samples_for
-from privopt.audit.events import Evidence, audit_continuous, audit_discrete
+from privopt.audit.core import COLUMNS, SCALES, TIGHTNESS, VARIANTS, Audit, run_audit, run_audits, samples_for
+from privopt.audit.events import Evidence, audit_continuous, audit_discrete, audit_statistic
 from privopt.audit.stats import (
     cp_lower,
     cp_upper,
@@ -45,8 +48,11 @@ __all__ = [
     "Evidence",
     "COLUMNS",
     "SCALES",
+    "TIGHTNESS",
+    "VARIANTS",
     "audit_continuous",
     "audit_discrete",
+    "audit_statistic",
     "cp_lower",
     "cp_upper",
     "eps_from_bounds",

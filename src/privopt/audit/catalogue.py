@@ -20,15 +20,16 @@ def all_audits() -> list[Audit]:
 
 
 def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=None) -> pd.DataFrame:
-    """The audit table: one row per (audit, variant) with variant "correct" then "planted".
+    """The audit table: one row per (audit, variant), variant "correct", "planted" then "subtle" (tight audits).
 
-    ``samples_scale``: "quick" (about half a minute on one core), "paper" (10x the samples),
+    ``samples_scale``: "quick" (about half a minute of CPU), "paper" (10x the samples or more),
     an int (samples per input for every audit) or a dict {audit name or "*": scale or int}.
     ``seed``: every random stream is ``seed_sequence("audit", name, {variant, input,
     samples}, seed)``, so the table is deterministic for a seed.  ``names`` restricts the
     audits run.  Columns: :data:`privopt.audit.core.COLUMNS`; ``confidence`` is 1 − α of
     ``eps_lb``; ``exact_eps`` is NaN where the law is not computed; ``samples`` is per input;
-    ``result`` is pass/VIOLATION (correct) or caught/missed (planted).
+    ``result`` is pass/VIOLATION (correct) or caught/missed (planted, subtle); ``tightness`` says whether
+    the audit is tight, loose or diluted (:mod:`privopt.audit.core`).
     """
     chosen = [a for a in all_audits() if names is None or a.name in names]
     return run_audits(chosen, samples_scale, seed, alpha=alpha)

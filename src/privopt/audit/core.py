@@ -2,15 +2,36 @@
 
 An :class:`Audit` names a private mechanism of ``privopt`` on a small instance: the paper
 whose privacy claim is checked, the neighbouring relation used, the claimed (ε, δ), a
-sampler of the mechanism's output on the two neighbouring inputs — once as implemented
-("correct") and once with a planted bug — and, where the output law is exactly
-computable, the exact ε of the pair (a white-box check).
+sampler of the mechanism's output on the two neighbouring inputs — as implemented
+("correct"), with a blatant planted bug ("planted", a ×2 or larger violation) and, where the
+instance is tight, with a *subtle* planted bug ("subtle": noise scale ×1/√2, or the paper's
+printed constant alone) — and, where the output law is exactly computable, the exact ε of the
+pair (a white-box check).
+
+The audit's *statistic* (``Audit.statistic``), where given, is (close to) the optimal one: the
+privacy loss log p_D(x)/p_D'(x) of the correct mechanism's output law (the exact log-ratio of a
+discrete outcome, the node-wise sum of log-density ratios of a tree's released nodes, …); the
+events are its level sets {t ≥ c}, {t ≤ c} (:func:`privopt.audit.events.audit_statistic`).  It is
+rounded to :data:`STAT_DECIMALS` decimals first: the events then cannot be built from the
+last-bit rounding patterns of the float outputs (a distinguisher of the floating-point
+representation, Mironov 2012, which the real-arithmetic claims do not cover: unrounded, the
+node-wise loss of TBAP with d = 1 shows ε_lb 1.58 > 1 at 3·10^5 samples from the rounding of
+|y − s'| − |y − s| on its atom alone).  Without a statistic the generic families of
+:mod:`privopt.audit.events` are used (discrete outcome unions, Fisher's linear statistic).
+
+``Audit.tightness`` says what the audit can show: "tight" (the exact ε of the instance is
+close to the claim, and the subtle bug is a real violation that the audit must catch),
+"loose" (the claim itself is loose on every tractable instance: a composition theorem or a
+conservative calibration, so the exact ε of the pair is far below the claim and no subtle bug
+violates it) or "diluted" (the mechanism spreads the leakage of one neighbour over internal
+randomness that is not released — the bandit learners — so even a real ×2 bug is far below the
+claim on a tractable instance).  ``tightness_note`` gives the numbers.
 
 :func:`run_audit` draws ``n`` outputs on each input, chooses events on one half and bounds
 ε on the other (:mod:`privopt.audit.events`).  The verdict of a correct configuration is
 "pass" when ε_lb ≤ claimed ε, otherwise "VIOLATION" (the mechanism leaks more than it
-claims, with confidence 1 − α); a planted bug is "caught" when ε_lb > claimed ε,
-otherwise "missed".
+claims, with confidence 1 − α); a planted bug (blatant or subtle) is "caught" when
+ε_lb > claimed ε, otherwise "missed".
 
 Randomness: the samples of (audit, variant, input) come from
 ``privopt.seeding.seed_sequence("audit", audit.name, {"variant": …, "input": …,
@@ -26,10 +47,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from privopt.audit.events import Evidence, audit_continuous, audit_discrete
+from privopt.audit.events import Evidence, audit_continuous, audit_discrete, audit_statistic
 from privopt.seeding import seed_sequence
 
-__all__ = ["Audit", "COLUMNS", "SCALES", "evidence", "run_audit", "run_audits", "samples_for"]
+__all__ = ["Audit", "COLUMNS", "SCALES", "STAT_DECIMALS", "TIGHTNESS", "VARIANTS", "evidence", "run_audit",
+           "run_audits", "samples_for", "variant_name"]
 
 #: Columns of the audit table, in order.
 COLUMNS = [
@@ -45,6 +67,8 @@ COLUMNS = [
     "eps_lb",
     "confidence",
     "exact_eps",
+    "tightness",
+    "tightness_note",
     "samples",
     "result",
     "event",
@@ -52,8 +76,15 @@ COLUMNS = [
 
 SCALES = ("quick", "paper")
 
-# sampler(planted, which, n, rng) -> outputs of M on input `which` (0 = D, 1 = D')
-Sampler = Callable[[bool, int, int, np.random.Generator], np.ndarray]
+#: the configurations of an audit: as implemented, the blatant planted bug, the subtle planted bug
+VARIANTS = ("correct", "planted", "subtle")
+#: what an audit can show (module docstring)
+TIGHTNESS = ("tight", "loose", "diluted")
+#: the audit statistic is rounded to this many decimals (module docstring: no floating-point events)
+STAT_DECIMALS = 9
+
+# sampler(variant, which, n, rng) -> outputs of M on input `which` (0 = D, 1 = D'); variant in VARIANTS
+Sampler = Callable[[str, int, int, np.random.Generator], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -67,12 +98,18 @@ class Audit:
     relation: the neighbouring relation, as the paper defines it.
     eps, delta: the claimed privacy of the correct configuration.
     kind: "discrete" (int64 outcome codes) or "continuous" ((n, k) floats).
-    bug: the planted bug, in words.
-    sampler: ``sampler(planted, which, n, rng)``, n outputs on D (which = 0) or D' (1).
-    exact: ``exact(planted) -> float`` exact ε of the pair at the claimed δ, or None.
+    bug: the blatant planted bug, in words.
+    sampler: ``sampler(variant, which, n, rng)``, n outputs on D (which = 0) or D' (1) of the
+        configuration ``variant`` ("correct", "planted" or "subtle").
+    exact: ``exact(variant) -> float`` exact ε of the pair at the claimed δ, or None.
     exact_note: what ``exact`` computes.
     samples: samples per input for each scale ("quick", "paper").
     describe: renders a discrete event (tuple of codes); labels: names of continuous coordinates.
+    subtle_bug: the subtle planted bug, in words ("" = none: no "subtle" row).
+    statistic: ``statistic(outputs) -> (n,) floats``, the privacy loss (or a monotone proxy) of the
+        correct mechanism, fixed before sampling (it never sees the variant); None = generic events.
+    statistic_note: what ``statistic`` computes.
+    tightness, tightness_note: one of :data:`TIGHTNESS` and why (module docstring).
     """
 
     name: str
@@ -92,6 +129,30 @@ class Audit:
     labels: tuple[str, ...] | None = None
     n_events: int = 4
     extra: Mapping[str, object] = field(default_factory=dict)
+    subtle_bug: str = ""
+    statistic: Callable[[np.ndarray], np.ndarray] | None = None
+    statistic_note: str = ""
+    tightness: str = "tight"
+    tightness_note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.tightness not in TIGHTNESS:
+            raise ValueError(f"audit {self.name}: tightness must be one of {TIGHTNESS}, got {self.tightness!r}")
+        if self.tightness == "tight" and not self.subtle_bug:
+            raise ValueError(f"audit {self.name}: a tight audit needs a subtle planted bug")
+
+    def variants(self) -> tuple[str, ...]:
+        """The configurations audited: correct, planted and (if there is one) subtle."""
+        return VARIANTS if self.subtle_bug else VARIANTS[:2]
+
+
+def variant_name(variant) -> str:
+    """"correct" / "planted" / "subtle" from a variant name or a bool (True = the blatant planted bug)."""
+    if isinstance(variant, (bool, np.bool_)):
+        return "planted" if variant else "correct"
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown audit variant {variant!r}; use one of {VARIANTS}")
+    return str(variant)
 
 
 def samples_for(audit: Audit, samples_scale) -> int:
@@ -116,11 +177,17 @@ def _rng(audit: Audit, variant: str, which: int, n: int, seed: int) -> np.random
     return np.random.Generator(np.random.PCG64(ss))
 
 
-def evidence(audit: Audit, planted: bool, n: int, seed: int = 0, *, alpha: float = 0.05) -> Evidence:
-    """Sample n outputs on each input and return the held-out :class:`Evidence`."""
-    variant = "planted" if planted else "correct"
-    out0 = audit.sampler(planted, 0, n, _rng(audit, variant, 0, n, seed))
-    out1 = audit.sampler(planted, 1, n, _rng(audit, variant, 1, n, seed))
+def evidence(audit: Audit, variant, n: int, seed: int = 0, *, alpha: float = 0.05) -> Evidence:
+    """Sample n outputs on each input of configuration ``variant`` and return the held-out :class:`Evidence`."""
+    variant = variant_name(variant)
+    if variant == "subtle" and not audit.subtle_bug:
+        raise ValueError(f"audit {audit.name} has no subtle planted bug")
+    out0 = audit.sampler(variant, 0, n, _rng(audit, variant, 0, n, seed))
+    out1 = audit.sampler(variant, 1, n, _rng(audit, variant, 1, n, seed))
+    if audit.statistic is not None:
+        t0 = np.round(np.asarray(audit.statistic(out0), dtype=np.float64), STAT_DECIMALS)
+        t1 = np.round(np.asarray(audit.statistic(out1), dtype=np.float64), STAT_DECIMALS)
+        return audit_statistic(t0, t1, audit.delta, alpha=alpha, n_events=audit.n_events, label="loss")
     if audit.kind == "discrete":
         return audit_discrete(out0, out1, audit.delta, alpha=alpha, n_events=audit.n_events, describe=audit.describe)
     if audit.kind == "continuous":
@@ -128,27 +195,32 @@ def evidence(audit: Audit, planted: bool, n: int, seed: int = 0, *, alpha: float
     raise ValueError(f"unknown audit kind {audit.kind!r}")
 
 
-def run_audit(audit: Audit, planted: bool, n: int, seed: int = 0, *, alpha: float = 0.05) -> dict:
-    """One row of the audit table (keys :data:`COLUMNS`)."""
-    ev = evidence(audit, planted, n, seed, alpha=alpha)
-    exact = float(audit.exact(planted)) if audit.exact is not None else float("nan")
-    if planted:
+def run_audit(audit: Audit, variant, n: int, seed: int = 0, *, alpha: float = 0.05) -> dict:
+    """One row of the audit table (keys :data:`COLUMNS`); ``variant``: "correct", "planted", "subtle"
+    (or a bool: True = "planted")."""
+    variant = variant_name(variant)
+    ev = evidence(audit, variant, n, seed, alpha=alpha)
+    exact = float(audit.exact(variant)) if audit.exact is not None else float("nan")
+    if variant != "correct":
         result = "caught" if ev.eps_lb > audit.eps else "missed"
     else:
         result = "pass" if ev.eps_lb <= audit.eps else "VIOLATION"
+    bug = {"correct": "", "planted": audit.bug, "subtle": audit.subtle_bug}[variant]
     return {
         "audit": audit.name,
-        "variant": "planted" if planted else "correct",
+        "variant": variant,
         "mechanism": audit.mechanism,
         "paper": audit.paper,
         "instance": audit.instance,
         "relation": audit.relation,
-        "bug": audit.bug if planted else "",
+        "bug": bug,
         "claimed_eps": float(audit.eps),
         "claimed_delta": float(audit.delta),
         "eps_lb": ev.eps_lb,
         "confidence": ev.confidence,
         "exact_eps": exact,
+        "tightness": audit.tightness,
+        "tightness_note": audit.tightness_note,
         "samples": int(n),
         "result": result,
         "event": f"{ev.direction}: {ev.event}",
@@ -156,11 +228,11 @@ def run_audit(audit: Audit, planted: bool, n: int, seed: int = 0, *, alpha: floa
 
 
 def run_audits(audits, samples_scale="quick", seed: int = 0, *, alpha: float = 0.05) -> pd.DataFrame:
-    """The audit table of ``audits`` (a list of :class:`Audit`), one row per (audit, variant), correct
-    then planted; arguments as :func:`privopt.audit.catalogue.run_all`."""
+    """The audit table of ``audits`` (a list of :class:`Audit`), one row per (audit, variant): correct,
+    planted, then subtle where the audit has one; arguments as :func:`privopt.audit.catalogue.run_all`."""
     rows = []
     for audit in audits:
         n = samples_for(audit, samples_scale)
-        for planted in (False, True):
-            rows.append(run_audit(audit, planted, n, seed, alpha=alpha))
+        for variant in audit.variants():
+            rows.append(run_audit(audit, variant, n, seed, alpha=alpha))
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -13,6 +13,12 @@ Event families
   for each direction (D over D', and D' over D) the outcomes are sorted by their
   smoothed empirical ratio (c_num + ½)/(c_den + ½) on the selection half, and the
   candidate events are the unions of the top j outcomes, j = 1..``max_size``.
+* **A privacy-loss statistic** (:func:`audit_statistic`; the audit supplies t(x), e.g. the exact
+  privacy loss log p_D(x)/p_D'(x) of the correct mechanism, or a node-wise sum of log-density ratios):
+  the events {t ≥ c} and {t ≤ c} for c on a grid of selection-half quantiles that is dense in both
+  tails (where the best events of a pure-ε bound lie).  By the Neyman–Pearson lemma the level sets of
+  the privacy loss are the most powerful events, so this family reaches the exact ε of the pair as the
+  samples grow (an atom at the maximal loss, as for the Laplace mechanism, is hit exactly by ≥).
 * **Continuous outputs** (an (n, k) array): a linear statistic t = X·w with w chosen on
   the selection half (Fisher's discriminant, w = (S + λI)⁻¹(mean_D − mean_D'), or a
   given vector), and the events {t > c}, {t < c} for c on a grid of selection-half
@@ -34,7 +40,8 @@ import numpy as np
 
 from privopt.audit.stats import event_eps_lower_bound
 
-__all__ = ["Evidence", "audit_discrete", "audit_continuous", "split_halves", "fisher_direction"]
+__all__ = ["Evidence", "audit_discrete", "audit_continuous", "audit_statistic", "statistic_thresholds", "split_halves",
+           "fisher_direction"]
 
 
 @dataclass(frozen=True)
@@ -208,4 +215,56 @@ def audit_continuous(out0, out1, delta: float, *, alpha: float = 0.05, n_events:
         results.append((eps, direction, f"{stat} {side} {c:.6g}", kn, nn, kd, nd, lo, hi))
     if not results:
         results.append((-math.inf, 0, "none", 0, t_h0.size, 0, t_h1.size, 0.0, 1.0))
+    return _finish(results, alpha, n_tested)
+
+
+def statistic_thresholds(t_sel: np.ndarray, n_linear: int = 99, n_tail: int = 40) -> np.ndarray:
+    """Thresholds: the j/(n_linear + 1) quantiles of the pooled selection-half statistic and, in each tail,
+    the quantiles at 10^-k (k from 0.5 to log10 of the sample size, ``n_tail`` points): the unique values."""
+    t_sel = np.asarray(t_sel, dtype=np.float64)
+    n = max(t_sel.size, 2)
+    lin = np.arange(1, n_linear + 1) / (n_linear + 1)
+    tail = np.logspace(-0.5, -math.log10(n), n_tail)
+    levels = np.concatenate([lin, tail, 1.0 - tail])
+    return np.unique(np.quantile(t_sel, np.clip(levels, 0.0, 1.0), method="inverted_cdf"))
+
+
+def audit_statistic(t0, t1, delta: float, *, alpha: float = 0.05, n_events: int = 4, label: str = "t") -> Evidence:
+    """ε lower bound from a real statistic t of the outputs of M(D) (``t0``) and M(D') (``t1``): events
+    {t ≥ c} and {t ≤ c}, c from :func:`statistic_thresholds` of the selection halves, the best
+    ``n_events`` per direction evaluated on the held-out halves (Bonferroni over 2·n_events).
+
+    ``t`` should order the outputs by their privacy loss (larger = more likely under D): then
+    {t ≥ c} bounds ε in the direction D/D' and {t ≤ c} in D'/D.  Both event sides are tried in both
+    directions, so a statistic of the opposite sign loses nothing.  ``label`` names t in the event text.
+    """
+    t0 = np.asarray(t0, dtype=np.float64).ravel()
+    t1 = np.asarray(t1, dtype=np.float64).ravel()
+    if not (np.isfinite(t0).all() and np.isfinite(t1).all()):
+        raise ValueError("the audit statistic must be finite on every sample")
+    s0, h0 = split_halves(t0)
+    s1, h1 = split_halves(t1)
+    n_tested = 2 * n_events
+    level = alpha / (2 * n_tested)
+    grid = statistic_thresholds(np.concatenate([s0, s1]))
+    srt0, srt1 = np.sort(s0), np.sort(s1)
+    ge0 = srt0.size - np.searchsorted(srt0, grid, side="left")
+    ge1 = srt1.size - np.searchsorted(srt1, grid, side="left")
+    le0 = np.searchsorted(srt0, grid, side="right")
+    le1 = np.searchsorted(srt1, grid, side="right")
+    cands = []
+    for c, a0, a1, b0, b1 in zip(grid, ge0, ge1, le0, le1):
+        for side, k0, k1 in ((">=", a0, a1), ("<=", b0, b1)):
+            cands.append((0, (side, float(c)), int(k0), srt0.size, int(k1), srt1.size))
+            cands.append((1, (side, float(c)), int(k1), srt1.size, int(k0), srt0.size))
+    chosen = _best(cands, delta, level, n_events)
+    results = []
+    for direction, (side, c) in chosen:
+        k0 = int((h0 >= c).sum()) if side == ">=" else int((h0 <= c).sum())
+        k1 = int((h1 >= c).sum()) if side == ">=" else int((h1 <= c).sum())
+        kn, nn, kd, nd = (k0, h0.size, k1, h1.size) if direction == 0 else (k1, h1.size, k0, h0.size)
+        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
+        results.append((eps, direction, f"{label} {side} {c:.6g}", kn, nn, kd, nd, lo, hi))
+    if not results:
+        results.append((-math.inf, 0, "none", 0, h0.size, 0, h1.size, 0.0, 1.0))
     return _finish(results, alpha, n_tested)

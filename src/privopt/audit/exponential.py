@@ -9,8 +9,16 @@ under replacement every score moves by the full sensitivity, in opposite directi
 and one step of the mechanism loses close to its full ε (exactly 0.897·ε at ε = 1; under
 add/remove neighbours at most ε/2 could be seen).
 
-Claimed: (ε, 0)-DP with ε = 1.  Planted bug: P(u) ∝ exp(ε·q(u)) instead of
-exp(ε·q(u)/2) (exact ε of the pair 1.78 > 1).
+Claimed: (ε, 0)-DP with ε = 1.  Planted bugs: blatant, P(u) ∝ exp(ε·q(u)) instead of
+exp(ε·q(u)/2) (exact ε of the pair 1.78 > 1); subtle, the Gumbel noise scale 2Δ/ε divided by √2
+(P(u) ∝ exp(√2·ε·q(u)/2), e.g. a sensitivity taken as 1/√2: exact ε 1.26 > 1).
+
+Statistic: the exact privacy loss log p_D(u)/p_D'(u) of the correct mechanism's laws
+(``exponential_probabilities``) — on 10 outcomes this is the ratio order the generic discrete
+events find too, but it needs no selection of outcomes.  Samples: on the best event {u = 0}
+(p = 0.155 vs 0.063) 2·10^4 held-out draws per input put the Clopper–Pearson bound at
+log(0.148/0.068) ≈ 0.78 ≈ 0.87 × the exact 0.897 (0.74 × at the former 10^4), so the numpy path
+runs 4·10^4 per input; the numba kernel 2·10^5.
 
 Two implementations are audited on this instance:
 * ``exponential_mechanism`` (numpy, one draw per call);
@@ -21,6 +29,8 @@ Exact ε: the exact output laws ``exponential_probabilities`` of both inputs, ma
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -28,7 +38,7 @@ from privopt.audit.core import Audit
 from privopt.audit.stats import exact_eps_discrete
 from privopt.mechanisms.exponential import exponential_mechanism, exponential_probabilities, gumbel_argmax
 
-__all__ = ["em_instance", "audits"]
+__all__ = ["em_instance", "privacy_loss", "audits", "FACTOR"]
 
 EPS = 1.0
 N_CAND = 10
@@ -50,10 +60,14 @@ def _scores(which: int) -> np.ndarray:
     return em_instance()[which]
 
 
-def _sample_numpy(planted: bool, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
+#: factor on the exponent ε·q/2 of each variant (the blatant bug: exp(ε·q); the subtle: Gumbel scale /√2)
+FACTOR = {"correct": 1.0, "planted": 2.0, "subtle": math.sqrt(2.0)}
+
+
+def _sample_numpy(variant: str, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
     q = _scores(which)
-    # bug: the kernel uses exp(ε·q) — the same law as the library called with scores 2q
-    q_used = 2.0 * q if planted else q
+    # bug: the kernel uses exp(f·ε·q/2) — the same law as the library called with scores f·q
+    q_used = FACTOR[variant] * q
     return np.fromiter((exponential_mechanism(q_used, EPS, rng) for _ in range(n)), dtype=np.int64, count=n)
 
 
@@ -65,9 +79,9 @@ def _gumbel_batch(logits, mask, uniforms):  # pragma: no cover - numba
     return out
 
 
-def _sample_numba(planted: bool, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
+def _sample_numba(variant: str, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
     q = _scores(which)
-    logits = EPS * q if planted else EPS * q / 2.0  # bug: exp(ε·q) instead of exp(ε·q/2)
+    logits = FACTOR[variant] * EPS * q / 2.0  # bugs: exp(f·ε·q/2) instead of exp(ε·q/2)
     mask = np.ones(q.size, dtype=np.bool_)
     out = np.empty(n, dtype=np.int64)
     chunk = 1 << 16
@@ -77,16 +91,27 @@ def _sample_numba(planted: bool, which: int, n: int, rng: np.random.Generator) -
     return out
 
 
-def _exact(planted: bool) -> float:
+def _exact(variant: str) -> float:
     q0, q1 = em_instance()
-    e = 2.0 * EPS if planted else EPS
+    e = FACTOR[variant] * EPS
     return exact_eps_discrete(exponential_probabilities(q0, e), exponential_probabilities(q1, e), 0.0)
+
+
+def _loss_table() -> np.ndarray:
+    q0, q1 = em_instance()
+    return np.log(exponential_probabilities(q0, EPS)) - np.log(exponential_probabilities(q1, EPS))
+
+
+def privacy_loss(outputs: np.ndarray) -> np.ndarray:
+    """log p_D(u)/p_D'(u) of the correct mechanism for each picked location u."""
+    return _loss_table()[np.asarray(outputs, dtype=np.int64)]
 
 
 _INSTANCE = ("n = 10 locations, facility scores at S = ∅ of D = {p} ∪ B vs D' = {p'} ∪ B (|B| = 4): "
              "p on location 0, p' on locations 1-9, B at distance 0.5 from all; q_D - q_D' = (+1, -1, ..., -1)")
 _RELATION = "replace one user (Chaturvedi et al. §1); score sensitivity 1"
 _BUG = "P(u) ∝ exp(eps*q(u)) instead of exp(eps*q(u)/2)"
+_SUBTLE = "Gumbel noise scale 2/eps divided by sqrt 2: P(u) ∝ exp(sqrt(2)*eps*q(u)/2)"
 
 
 def _describe(codes: tuple) -> str:
@@ -96,10 +121,12 @@ def _describe(codes: tuple) -> str:
 def audits() -> list[Audit]:
     common = dict(paper="chaturvedi2021", instance=_INSTANCE, relation=_RELATION, eps=EPS, delta=0.0, kind="discrete",
                   bug=_BUG, exact=_exact, exact_note="max |log p/q| of the exact laws (exponential_probabilities)",
-                  describe=_describe)
+                  describe=_describe, subtle_bug=_SUBTLE, statistic=privacy_loss,
+                  statistic_note="exact privacy loss log p_D(u)/p_D'(u) of the picked location",
+                  tightness="tight", tightness_note="exact eps of the instance 0.897 = 0.90 x the claim")
     return [
         Audit(name="exp_mech_numpy", mechanism="exponential_mechanism (numpy, Gumbel-max)", sampler=_sample_numpy,
-              samples={"quick": 10_000, "paper": 100_000}, **common),
+              samples={"quick": 40_000, "paper": 400_000}, **common),
         Audit(name="exp_mech_numba", mechanism="gumbel_argmax (numba kernel, batched)", sampler=_sample_numba,
               samples={"quick": 200_000, "paper": 2_000_000}, **common),
     ]

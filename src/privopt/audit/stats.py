@@ -38,6 +38,7 @@ __all__ = [
     "exact_eps_discrete",
     "gaussian_delta",
     "gaussian_exact_eps",
+    "predicted_eps_lb",
 ]
 
 
@@ -137,3 +138,29 @@ def gaussian_exact_eps(mu: float, delta: float) -> float:
     while gaussian_delta(mu, hi) > delta:
         hi *= 2.0
     return float(brentq(lambda e: gaussian_delta(mu, e) - delta, 0.0, hi, xtol=1e-12))
+
+
+def predicted_eps_lb(p, q, n: int, delta: float = 0.0, *, alpha: float = 0.05, n_events: int = 4) -> float:
+    """The ε lower bound that an audit with n samples per input is expected to reach on a pair of discrete
+    laws ``p``, ``q`` (vectors over the same outcomes) when it tests the level sets of the exact privacy
+    loss: the best over both directions and every level set {loss ≥ c} of the Clopper–Pearson bound
+    evaluated at the expected held-out counts (n/2 per input; level α/(2·2·n_events), as
+    :func:`privopt.audit.events.audit_statistic`).  It is how a sample size is *derived* from the law
+    rather than tuned on a seed: the realised bound scatters around it by the binomial noise of the counts.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
+    h = n - n // 2
+    level = alpha / (2 * 2 * n_events)
+    best = 0.0
+    for a, b in ((p, q), (q, p)):
+        with np.errstate(divide="ignore"):
+            loss = np.log(a) - np.log(b)
+        order = np.argsort(-loss, kind="stable")
+        ca, cb = np.cumsum(a[order]), np.cumsum(b[order])
+        for k_a, k_b in zip(ca, cb):
+            eps, _, _ = event_eps_lower_bound(int(round(k_a * h)), h, int(round(k_b * h)), h, delta, level)
+            best = max(best, eps)
+            if k_a * h > 0.5 * h:  # beyond half the mass the ratio only falls
+                break
+    return best
