@@ -31,7 +31,7 @@ from scipy import stats
 from privopt.experiments.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, finite, fmt_fixed,
                                         fmt_sig, require_seeds)
 from privopt.experiments.protocol import Finding
-from privopt.experiments.smith2013.claims import Part, all_of, judge, outcome, range_part, ratio_part, slope_part
+from privopt.experiments.parts import Part, all_of, judge, outcome, range_part, ratio_part, slope_part
 
 __all__ = ["CLAIMS", "evaluate", "findings", "u2_zscores", "U2_LEVEL"]
 

@@ -22,8 +22,7 @@ when every part does, is not reproduced when one part is contradicted, and is in
 
 A claim over a range (a fit window, the ε or p of a figure) is never reproduced on another range: fewer than
 two points in the claim's window, or a grid that does not reach the ends of its range, leave it inconclusive.
-The same helpers (:func:`judge`, :func:`all_of`, :func:`slope_part`) decide the claims of Rivera Cardoso &
-Cummings (:mod:`privopt.experiments.cardoso2019.claims`).  A claim that does not hold is reported with its
+The parts are :mod:`privopt.experiments.parts` (they decide the claims of Rivera Cardoso & Cummings too).  A claim that does not hold is reported with its
 numbers.
 """
 
@@ -32,140 +31,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from privopt.experiments.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig,
-                                        require_range)
+from privopt.experiments.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig
+from privopt.experiments.parts import Z95, Part, all_of, judge, outcome, range_part, ratio_part, slope_part
 from privopt.experiments.protocol import Finding
 from privopt.experiments.stats import loglog_slope, spearman
 
-__all__ = ["CLAIMS", "Z95", "Part", "judge", "all_of", "outcome", "loglog_fit", "slope_part", "ratio_part",
-           "range_part", "evaluate", "findings", "regret_bound"]
+__all__ = ["CLAIMS", "evaluate", "findings", "regret_bound"]
 
 CLAIMS = ClaimSet("smith2013")
-#: two-sided 95 % normal quantile: the interval a part must leave to contradict its claim
-Z95 = 1.959963984540054
-
-
-# ----------------------------------------------------------------------------- three-way parts
-
-
-@dataclass(frozen=True)
-class Part:
-    """One checked part of a claim: ``holds`` True (supports), False (contradicts), None (cannot tell);
-    ``seeds`` > 0 when more seeds per point would decide it (``approx``: a scaled estimate, not the minimum)."""
-
-    text: str
-    holds: bool | None
-    needs: str = ""
-    seeds: int = 0
-    approx: bool = False
-
-
-def judge(what: str, est: float, se: float, seeds: int, *, lo: float = -math.inf, hi: float = math.inf,
-          log: bool = False, fmt: Callable[[float], str] = lambda x: fmt_fixed(x, 2)) -> Part:
-    """Three-way check of ``lo ≤ est ≤ hi``: True when the estimate lies in the band; False when the 95 %
-    interval (``est ± Z95·se``; ``est·exp(±Z95·se)`` with ``log``, ``se`` then the SE of log est) lies wholly
-    outside it and ``seeds`` ≥ MIN_SEEDS; None otherwise, with what would decide it."""
-    finite(est, what=what)
-    text = f"{what} {fmt(est)}"
-    if lo <= est <= hi:
-        return Part(text, True)
-    if int(seeds) < MIN_SEEDS:
-        return Part(f"{text} ({int(seeds)} seed{'s' if int(seeds) != 1 else ''})", None, seeds=MIN_SEEDS)
-    if not math.isfinite(se):
-        return Part(f"{text} (no standard error)", None, needs="a standard error (≥ 2 seeds per point)")
-    half = Z95 * float(se)
-    if log:
-        if est <= 0:
-            raise ValueError(f"{what}: a log-scale interval needs a positive estimate, not {est!r}")
-        a, b = est * math.exp(-half), est * math.exp(half)
-        gap = math.log(est / hi) if est > hi else math.log(lo / est)
-    else:
-        a, b = est - half, est + half
-        gap = est - hi if est > hi else lo - est
-    text += f" (95 % {fmt(a)} … {fmt(b)})"
-    if b < lo or a > hi:
-        return Part(text, False)
-    return Part(text, None, seeds=max(int(seeds) + 1, math.ceil(int(seeds) * (half / gap) ** 2)), approx=True)
-
-
-def range_part(what: str, have: Sequence[float], want_lo: float, want_hi: float, name: str,
-               fmt: Callable[[float], str] = lambda x: f"{x:g}") -> Part | None:
-    """None when ``have`` reaches both ends of the claim's range [want_lo, want_hi]; else an inconclusive part."""
-    have = [float(x) for x in have]
-    try:
-        if not have:
-            raise Inconclusive(f"no {name} ran", needs=f"{name} over [{fmt(want_lo)}, {fmt(want_hi)}]")
-        require_range(min(have), max(have), want_lo, want_hi, what=name, fmt=fmt)
-    except Inconclusive as why:
-        return Part(f"{what}: {why}", None, needs=why.needs)
-    return None
-
-
-def all_of(parts: Sequence[Part]) -> tuple[bool | None, str]:
-    """The claim's verdict from its parts (False if one is contradicted, None if one cannot tell, else
-    True) and what would decide the undecided ones."""
-    if not parts:
-        raise Inconclusive("nothing to check")
-    hs = [p.holds for p in parts]
-    holds = False if any(h is False for h in hs) else None if any(h is None for h in hs) else True
-    undecided = [p for p in parts if p.holds is None]
-    needs = []
-    if any(p.seeds for p in undecided):
-        top = max(undecided, key=lambda p: p.seeds)
-        needs.append(f"{'≈' if top.approx else '≥'} {top.seeds} seeds per point")
-    needs += [p.needs for p in undecided if p.needs]
-    return holds, "; ".join(dict.fromkeys(needs))
-
-
-def outcome(parts: Sequence[Part], **kw) -> Outcome:
-    """An :class:`Outcome` of the parts (their texts joined)."""
-    holds, needs = all_of(parts)
-    return Outcome("; ".join(p.text for p in parts), holds, needs=needs, **kw)
-
-
-def loglog_fit(x, mean, sem) -> tuple[float, float]:
-    """Least-squares slope of log(mean) on log(x) and its standard error from the points' SEMs (delta
-    method: Var log mean ≈ (SEM/mean)², the points independent)."""
-    lx = np.log(np.asarray(x, dtype=np.float64))
-    m, s = np.asarray(mean, dtype=np.float64), np.asarray(sem, dtype=np.float64)
-    c = lx - lx.mean()
-    w = c / (c @ c)
-    return float(w @ np.log(m)), float(math.sqrt(float(np.sum((w * s / m) ** 2))))
-
-
-def slope_part(what: str, c: pd.DataFrame, x: str, *, lo: float = -math.inf, hi: float = math.inf,
-               value: str = "mean", sem: str = "sem", seeds: str = "n") -> Part:
-    """Three-way check of the log–log slope of ``c[value]`` on ``c[x]`` (every row of ``c``) against the band
-    [lo, hi]; inconclusive with fewer than two points or a value ≤ 0 (no log–log slope)."""
-    xs = ", ".join(f"{v:g}" for v in c[x])
-    if len(c) < 2:
-        return Part(f"{what}: fewer than two values of {x} ({xs or 'none'})", None,
-                    needs=f"≥ 2 values of {x} in the claim's range")
-    if (c[value] <= 0).any():
-        return Part(f"{what}: a {value} ≤ 0 at {x} = {xs}: no log–log slope", None,
-                    needs=f"a positive {value} at every {x} (more seeds or a longer horizon)")
-    finite(c[value].to_numpy(), what=f"{what}: {value}")
-    slope, se = loglog_fit(c[x], c[value], c[sem].fillna(math.inf))
-    return judge(f"{what}: slope", slope, se, int(c[seeds].min()), lo=lo, hi=hi)
-
-
-def ratio_part(what: str, a: float, sa: float, b: float, sb: float, seeds: int, *, lo: float = -math.inf,
-               hi: float = math.inf, fmt: Callable[[float], str] = lambda x: fmt_fixed(x, 2)) -> Part:
-    """Three-way check of the ratio a/b of two means (SEMs sa, sb; independent runs) against [lo, hi], its
-    interval on the log scale."""
-    finite(a, b, what=what)
-    if a <= 0 or b <= 0:
-        return Part(f"{what}: a mean ≤ 0 ({fmt_sig(a)}, {fmt_sig(b)})", None, needs="positive means")
-    rse = math.sqrt((sa / a) ** 2 + (sb / b) ** 2) if math.isfinite(sa) and math.isfinite(sb) else math.inf
-    return judge(what, a / b, rse, seeds, lo=lo, hi=hi, log=True, fmt=fmt)
-
-
 def _eps_label(e: float) -> str:
     return "∞" if math.isinf(e) else f"{e:g}"
 
