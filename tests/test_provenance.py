@@ -78,6 +78,14 @@ def test_git_state_of_a_fresh_repository_follows_commits_and_edits(tmp_path):
     # A directory inside the work tree that holds no tracked file is not "that checkout's code".
     (repo / "venv").mkdir()
     assert provenance.git_state(repo / "venv") == {"commit": None, "dirty": None}
+    # Changes under an excluded top-level folder (a reference being written) do not make it dirty.
+    (repo / "a.py").write_text("x = 1\n")
+    (repo / "reference" / "p").mkdir(parents=True)
+    (repo / "reference" / "p" / "manifest.json").write_text("{}")
+    assert provenance.git_state(repo)["dirty"] is True
+    assert provenance.git_state(repo, exclude=("reference",))["dirty"] is False
+    (repo / "b.py").write_text("y = 1\n")
+    assert provenance.git_state(repo, exclude=("reference",))["dirty"] is True
 
 
 def test_not_a_git_checkout_gives_none(tmp_path):

@@ -117,7 +117,8 @@ def test_every_committed_reference_matches_its_manifest_and_says_what_ran(folder
     stems = {t.file for e in paper.experiments for t in e.table_files}
     assert {rel.split("/", 1)[1] for rel in manifest["files"] if rel.startswith("tables/")} <= stems
     if paper.uses_uber:
-        assert manifest["data"]["sha256"] and manifest["data"]["records"] > 0
+        data = manifest["data"]
+        assert data["fetched_sha256"] and data["csv_sha256"] and data["records"] > 0 and data["source"]
 
 
 def test_the_references_fit_the_size_budget():
