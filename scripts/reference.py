@@ -5,7 +5,7 @@ import logging
 from pathlib import Path
 
 from privopt.experiments.reference import choose_verify_jobs, cpu_model, describe_scale, run_seconds, write_reference
-from privopt.experiments.protocol import RunJob, point_path
+from privopt.experiments.protocol import point_path
 from privopt.experiments.registry import paper
 from privopt.io import log_to_file
 from privopt.provenance import environment, verify_record
@@ -20,8 +20,7 @@ by_key = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": j for j in
 verify, verify_runs = [], {}
 for job in chosen:
     j = by_key[f"{job.experiment}/{point_path(job.point)}/{job.block}"]
-    rel = {o: "/".join(x for x in (j["experiment"], point_path(j["point"]), f"seeds~{j['block']}{'.' + o if o != 'runs' else ''}.parquet") if x)
-           for o in j["files"]}
+    rel = {o: "/".join(x for x in (j["experiment"], point_path(j["point"]), Path(f).name) if x) for o, f in j["files"].items()}
     verify_runs.update({rel[o]: j["files"][o] for o in j["files"]})
     verify.append({"experiment": j["experiment"], "point": j["point"], "block": j["block"], "seeds": j["seeds"],
                    "files": {o: f"runs/{r}" for o, r in rel.items()},
@@ -35,7 +34,7 @@ manifest = {
     "core_hours": round(sum(seconds.values()) / 3600, 3), "run_jobs": len(p.jobs),
     "code_digest": {r["experiment"]: r["code_digest"] for r in records},
     "modules": p.code, "runs": {r["experiment"]: r.get("runs", []) for r in records},
-    "data": None if data is None else {k: data.get(k) for k in ("source", "sha256", "records", "canonical")},
+    "data": data,
     "verify": verify,
 }
 tables = {Path(t).name: t for t in snakemake.input.tables}
