@@ -25,7 +25,7 @@ from typing import Any
 from privopt.seeding import _canonical
 
 __all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest", "file_sha256",
-           "TableChanged", "verify_record"]
+           "TableChanged", "verify_record", "write_check_stamp"]
 
 #: Distributions whose versions can change the numbers in a table or a figure.
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "llvmlite", "snakemake", "matplotlib", "seaborn")
@@ -66,13 +66,14 @@ def _git(args: list[str], cwd: Path) -> str | None:
     return proc.stdout
 
 
-def git_state(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def git_state(path: str | os.PathLike[str] | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """``{"commit": sha or None, "dirty": bool or None}`` of the git checkout holding *path*.
 
     *path* defaults to privopt's own source directory.  Both values are None when *path* is
     not in a git work tree whose files include it (e.g. privopt installed into a venv that
     sits inside some checkout), or when git is missing or fails.  ``dirty`` is True when
-    ``git status --porcelain`` lists anything (modified, staged or untracked files).
+    ``git status --porcelain`` lists anything (modified, staged or untracked files) outside the
+    top-level folders ``exclude`` (e.g. the reference folder a reference writer is writing).
     """
     none = {"commit": None, "dirty": None}
     try:
@@ -86,7 +87,9 @@ def git_state(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         if not tracked or not tracked.strip():
             return none
         head = _git(["rev-parse", "--verify", "HEAD"], cwd)
-        status = _git(["status", "--porcelain"], cwd)
+        top = _git(["rev-parse", "--show-toplevel"], cwd)
+        status = _git(["status", "--porcelain", "--", top.strip() if top else ".",
+                       *(f":(exclude,top){x}" for x in exclude)], cwd)
         if head is None or status is None:
             return none
         return {"commit": head.strip(), "dirty": bool(status.strip())}
@@ -161,3 +164,10 @@ def verify_record(record_path: str | os.PathLike[str], regenerate: str = "") -> 
                                f"recorded when the pipeline wrote it: the table was changed by hand (or another "
                                f"program) since{how}")
     return record
+
+
+def write_check_stamp(record_path: str | os.PathLike[str], stamp: str | os.PathLike[str], regenerate: str = "") -> None:
+    """:func:`verify_record`, then a stamp listing the checked tables and their sha256 (what every rule that
+    reads the tables takes as input)."""
+    record = verify_record(record_path, regenerate)
+    Path(stamp).write_text("".join(f"{digest}  {table}\n" for table, digest in record["sha256"].items()))
