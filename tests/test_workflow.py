@@ -493,11 +493,12 @@ def test_every_registered_paper_has_a_schema_and_its_captions():
             assert (REPO / paper.notebook(fig.id)).is_file(), paper.notebook(fig.id)
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml",
+                                  "paper.yaml+shariff-reference.yaml"])
 def test_shipped_config_files_validate(name):
     from privopt.experiments.registry import papers
 
-    config = load_config(name)  # the library's loading: schemas, defaults, each paper's cross-key checks
+    config = load_config(*name.split("+"))  # the library's loading: schemas, defaults, each paper's cross-key checks
     for key, paper in papers().items():
         assert list(paper.run_jobs(config[key]))
     assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
