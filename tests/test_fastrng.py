@@ -43,20 +43,3 @@ def test_chisquare_law(df):
     x = FastGenerator(31).chisquare(df, 50_000)
     assert stats.kstest(x, "chi2", args=(df,)).pvalue > P_MIN
 
-
-@pytest.mark.parametrize("seed, n_normal_first", [(11, 30_000), (12, 0)])
-def test_buffered_reader_draws_the_plain_generators_numbers(seed, n_normal_first):
-    """privopt.bandits.drawbuffer: uniforms and normals read through the buffer (fast paths precomputed, several
-    refills, wedges and tails included) are the plain generator's, bit for bit, and so is the final state."""
-    from privopt.bandits.drawbuffer import BUF, _bn_draw
-
-    kinds = np.random.default_rng(seed).integers(0, 2, 4 * BUF + 17).astype(np.int64)
-    kinds[:n_normal_first] = 1
-    g = FastGenerator(seed)
-    env = g.state.copy()
-    out = np.zeros(kinds.size)
-    _bn_draw(env, kinds, out)
-    ref = np.array([g.random() if k == 0 else g.standard_normal() for k in kinds])
-    np.testing.assert_array_equal(out, ref)
-    np.testing.assert_array_equal(env, g.state)
-    assert np.sum(np.abs(ref[kinds == 1]) > 3.6541528853610088) > 0  # the tail branch was taken

@@ -55,8 +55,12 @@ AUDIT_COLUMNS = ("t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv", "conf_norm_
 
 log = logging.getLogger(__name__)
 
-#: ``kernel="auto"`` uses the prefilter kernel (:mod:`.prefilter`) from this dimension on (K = d² arms).
+#: ``kernel="auto"`` uses the BLAS kernels from this dimension on (K = d² arms) ...
 BATCHED_MIN_D = 12
+#: ... the batched one below this dimension, the prefilter one (:mod:`.prefilter`) from it on (issue 24,
+#: ``bench_bandits.py --cost-table`` on the AMD EPYC host, CPU µs per round, batched / prefilter:
+#: d = 12: 11 / 13.3, 16: 26.1 / 27.4, 23: 73.3 / 67.6, 32: 216 / 163, 45: 677 / 441, 64: 1970 / 1272)
+PREFILTER_MIN_D = 20
 
 
 def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
@@ -131,7 +135,8 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
         (:func:`.prefilter.episode_kernel_prefilter`: float32 BLAS scores with a rigorous error bound,
         the argmax among the arms within it in the reference's float64; fastest for large K·d, and bit for
         bit equal to "onthefly"), "batched" (one float64 BLAS product per round, the previous large-d
-        kernel), or "auto" (prefilter iff d ≥ :data:`BATCHED_MIN_D`, else buffered).  All make the same
+        kernel), or "auto" (prefilter from d = :data:`PREFILTER_MIN_D`, batched from d = :data:`BATCHED_MIN_D`,
+        else buffered).  All make the same
         decisions; "buffered", "prefilter" and "onthefly" agree bit for bit.
     """
     _check(variant, instance, n_rounds)
@@ -140,7 +145,8 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     if engine != "numba":
         raise ValueError(f"engine must be 'numba' or 'numpy', got {engine!r}")
     if kernel == "auto":
-        kernel = "prefilter" if instance.d >= BATCHED_MIN_D else "buffered"
+        kernel = ("prefilter" if instance.d >= PREFILTER_MIN_D else
+                  "batched" if instance.d >= BATCHED_MIN_D else "buffered")
     if kernel not in ("onthefly", "buffered", "batched", "prefilter"):
         raise ValueError(f"kernel must be 'auto', 'buffered', 'onthefly', 'prefilter' or 'batched', got {kernel!r}")
     if kernel == "buffered":

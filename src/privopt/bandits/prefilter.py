@@ -6,13 +6,15 @@ chosen arms, regret records, counters, audit rows and final stream states — at
 of :func:`~privopt.bandits.kernels.episode_kernel_batched` for the Exp. 1 sizes (K = d² arms, d up to 64).
 It changes the method, not the result:
 
-1. **Draws** (the same numbers, :mod:`privopt.bandits.drawbuffer`): the environment stream is read
-   through a buffer whose normals' fast path is computed in a vectorised loop; the zone sampler's
+1. **Draws** (the same numbers, from the same generator calls, in the same order): the zone sampler's
    acceptance test f(t)/f(t₀) = r^((d−3)/2) (:func:`privopt.bandits.instances.zone_accept_prob`, a chain
    of d/2 multiplications) is decided by a repeated-squaring power with an error bound, the reference
    product being evaluated only when u lies within that bound of it (:func:`_zone_accept`).  The Gaussian
-   directions are stored arms-contiguous (``Gt[i, j]``), so that the d − 1 squares of each arm are summed,
-   in the reference's order, for 64 arms at once.
+   directions are stored one arm per row (``Gr[j, i]``); the d − 1 squares of each arm are summed, in the
+   reference's order, for :data:`ARM_BLOCK` arms at once.  (Reading the stream through a buffer whose
+   normals' fast path is precomputed in a vectorised loop was tried: no faster on the AMD EPYC build host,
+   ≈ 2.8 ns a normal either way, so the draws of the decision set — the K(d − 1) normals — stay this
+   kernel's floor while the random stream is kept.)
 2. **Scores in float32**: with B = C⁻¹Q (the reference's matrix) and x'_j = (T_j, sc_j·g_j),
    W = fl32(B)·fl32(X') by one BLAS sgemm (``np.dot``), then m_j = Σ_i y_i W_ij and n_j = Σ_i W_ij² in
    float64, and u_j = m_j + β·√n_j.
@@ -21,13 +23,15 @@ It changes the method, not the result:
    below; the candidates are the arms with u_j + E_j ≥ L = max_j (u_j − E_j) (the arm of the true
    maximum is always one), and only they are scored by :func:`_ucb_reference`.
 4. **The reference's running argmax** (ties within :data:`~privopt.bandits.kernels.TIE_RTOL` to the
-   lowest index) over the candidates in index order.  It returns the reference's arm whenever the
-   first candidate c is arm 0 or has v_c > L + TIE_RTOL·|L|: every other arm k has v_k ≤ u_k + E_k < L,
-   so when the reference reaches c its running best b (if any) has v_b < L and b + TIE_RTOL·|b| < L +
-   TIE_RTOL·|L| < v_c, hence c becomes the best, whose value stays > L; no non-candidate can then replace
-   it, and the candidates meet the same comparisons as in the reference.  Otherwise (first candidate
-   within TIE_RTOL of L, or a non-finite score or bound anywhere) the round scores all arms with the
-   reference expression and runs the reference argmax (counted in ``fallbacks``; never seen in tests).
+   lowest index) over the candidates in index order (scored :data:`_LANES` at a time).  Let H be the
+   largest u_k + E_k of the other arms (so every other v_k ≤ H < L).  The result is the reference's arm
+   whenever the first candidate c is arm 0 with v_0 ≥ H, or c > 0 with v_c > H + TIE_RTOL·|H|: when the
+   reference reaches c its running best b (a non-candidate, if any) has b + TIE_RTOL·|b| ≤ H + TIE_RTOL·|H|
+   < v_c, so c becomes the best; from then on the best is ≥ v_c ≥ H ≥ every non-candidate, which
+   therefore never replaces it, and the candidates meet the same comparisons as in the reference.
+   Otherwise (or where a score or bound is not finite) the round scores every arm with the reference
+   expression and runs the reference argmax (counted in ``stats[0]``; rare: exact ties spanning the
+   bound, as in round 1 of NonPrivate, take the first branch).
 
 The bound (u = 2⁻²⁴ for float32, ε = 2⁻⁵³ for float64, γ_n = n·u/(1 − n·u), γ'_n the same with ε; for any
 order of summation and with or without fused multiply-adds, |fl(Σ_{k≤n} a_k b_k) − Σ a_k b_k| ≤
@@ -62,7 +66,6 @@ import math
 import numba
 import numpy as np
 
-from privopt.bandits.drawbuffer import bn_buffers, bn_normal, bn_start, bn_state, bn_uniform
 from privopt.bandits.instances import _zone_accept_prob_nb
 from privopt.bandits.kernels import (
     TIE_RTOL,
@@ -74,7 +77,7 @@ from privopt.bandits.kernels import (
     _release_and_factor,
     _tree_advance,
 )
-from privopt.fastrng import rng_store
+from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 
 __all__ = ["episode_kernel_prefilter", "score_bound", "ARM_BLOCK"]
 
@@ -83,6 +86,7 @@ ARM_BLOCK = 64
 _U32 = 2.0 ** -24
 _U64 = 2.0 ** -53
 _INFLATE = 1.0 + 1e-6
+_LANES = 16
 
 
 @numba.njit(cache=True, inline="always")
@@ -120,7 +124,7 @@ def _zone_accept(u2, t, om, d):
 
 
 @numba.njit(cache=True, inline="always")
-def _ucb_reference(B, yv, beta, tj, sc, Gt, j, d):
+def _ucb_reference(B, yv, beta, tj, sc, Gr, j, d):
     """The reference kernel's UCB of arm j (:func:`privopt.bandits.kernels.episode_kernel`, same operations
     in the same order): w_i = T·B[i,0] + sc·Σ_{k≥1} B[i,k]g_k, mean and ‖w‖² summed in i."""
     mean = 0.0
@@ -128,42 +132,96 @@ def _ucb_reference(B, yv, beta, tj, sc, Gt, j, d):
     for i in range(d):
         s = 0.0
         for k in range(1, d):
-            s += B[i, k] * Gt[k, j]
+            s += B[i, k] * Gr[j, k]
         wi = tj * B[i, 0] + sc * s
         mean += yv[i] * wi
         nrm += wi * wi
     return mean + beta * math.sqrt(nrm)
 
 
+@numba.njit(cache=True, inline="always")
+def _ucb_reference_many(B, yv, beta, Tb, Sb, Gr, cand, nc, d, gb, tb, sb, vals):
+    """vals[q] = :func:`_ucb_reference` of arm cand[q], q < nc: :data:`_LANES` arms at a time, each with the
+    reference's operations in the reference's order (the lanes are independent: SIMD changes no result)."""
+    for q0 in range(0, nc, _LANES):
+        nl = min(_LANES, nc - q0)
+        for l in range(nl):
+            j = cand[q0 + l]
+            tb[l] = Tb[j]
+            sb[l] = Sb[j]
+            for k in range(1, d):
+                gb[k, l] = Gr[j, k]
+        for l in range(nl, _LANES):
+            tb[l] = 0.0
+            sb[l] = 0.0
+            for k in range(1, d):
+                gb[k, l] = 0.0
+        mean = np.zeros(_LANES)
+        nrm = np.zeros(_LANES)
+        s = np.zeros(_LANES)
+        for i in range(d):
+            for l in range(_LANES):
+                s[l] = 0.0
+            for k in range(1, d):
+                bik = B[i, k]
+                for l in range(_LANES):
+                    s[l] += bik * gb[k, l]
+            bi0 = B[i, 0]
+            y_i = yv[i]
+            for l in range(_LANES):
+                wi = tb[l] * bi0 + sb[l] * s[l]
+                mean[l] += y_i * wi
+                nrm[l] += wi * wi
+        for l in range(nl):
+            vals[q0 + l] = mean[l] + beta * math.sqrt(nrm[l])
+
+
+@numba.njit(cache=True, fastmath={"reassoc", "contract"})
+def _means_and_widths(W32, yv, mean, nrm):
+    """m_j = Σ_i y_i W_ji and n_j = Σ_i W_ji² in float64, summed in any order (the bound holds for any order:
+    reassociation and contraction let the compiler vectorise the sums; W_ji² is exact in float64)."""
+    K, d = W32.shape
+    for j in range(K):
+        m = 0.0
+        n = 0.0
+        for i in range(d):
+            w = np.float64(W32[j, i])
+            m += yv[i] * w
+            n += w * w
+        mean[j] = m
+        nrm[j] = n
+
+
 @numba.njit(cache=True)
 def score_bound(d, A, F, beta, m, n, xi2):
     """(u_j, E_j) of the module docstring for one arm: the float32-path score and its error bound."""
-    g1 = _gamma(d + 3, _U32)
-    cm = (g1 + _gamma(d + 2, _U64) * (1.0 + g1) + _gamma(2 * d + 2, _U64)) * A
-    gr = _gamma(d + 1, _U64)
-    cd = (g1 * (2.0 + g1) + _gamma(d, _U64) * (1.0 + g1) ** 2) * F
-    cd64 = (gr * (2.0 + gr) + _gamma(d, _U64) * (1.0 + gr) ** 2) * F
-    return _score_bound(cm, cd, cd64, A, math.sqrt(F), beta, m, n, xi2)
+    return _score_bound(d, _gamma(d + 3, _U32), A, math.sqrt(F), beta, m, n, xi2)
 
 
 @numba.njit(cache=True, inline="always")
-def _score_bound(cm, cd, cd64, A, sF, beta, m, n, xi2):
+def _score_bound(d, g1, A, sF, beta, m, n, xi2):
+    g64 = _gamma(2 * d + 4, _U64)
     sq = math.sqrt(n)
     u = m + beta * sq
     xi = math.sqrt(xi2)
-    D = cd * xi2
-    D64 = cd64 * xi2
+    fx = sF * xi                      # ≥ √(Σ_i c_ij²)
+    # float32 path: |n − ‖w‖²| ≤ Σ|W−w|(|W|+|w|) + γ'_d n ≤ g1·fx·(2√n + g1·fx) + γ'·n
+    D = g1 * fx * (2.0 * sq + g1 * fx) + g64 * n
     nlo = n - D
     nlo = nlo if nlo > 0.0 else 0.0
     snlo = math.sqrt(nlo)
+    shi = math.sqrt(n + D)            # ≥ ‖w‖
     den = sq + snlo
     es = math.sqrt(D)
     alt = D / den if den > 0.0 else es
     es = alt if alt < es else es
+    # the reference's float64 evaluation: |ñ − ‖w‖²| ≤ γ'·fx·(2‖w‖ + γ'·fx) + γ'·(‖w‖ + γ'fx)²
+    D64 = g64 * fx * (2.0 * shi + g64 * fx) + g64 * (shi + g64 * fx) ** 2
     es64 = math.sqrt(D64)
     alt64 = D64 / snlo if snlo > 0.0 else es64
     es64 = alt64 if alt64 < es64 else es64
-    err = (cm * xi + beta * (es + es64) + 8.0 * _U64 * (abs(m) + beta * sq + A * xi + beta * sF * xi)) * _INFLATE
+    em = (g1 + g64 * (1.0 + g1) + g64) * A * xi
+    err = (em + beta * (es + es64) + 8.0 * _U64 * (abs(m) + beta * sq + A * xi + beta * fx)) * _INFLATE
     return u, err
 
 
@@ -176,19 +234,22 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     candidates rescored in float64 over the episode).  Returns (pd_failures, n_optimal_choices, node_draws)."""
     d = len(dim_tag)
     G, u, V, C, Ci, B, invd, ut, yv, cv, g, x, eta, Nsum, abuf, nodebuf = _episode_buffers(d, m, mech)
-    raw, zx, zok, base = bn_buffers()
     Tb = np.zeros(K)
     Sb = np.zeros(K)
-    Gt = np.zeros((d, K))            # Gaussian directions, arms along the contiguous axis (row 0 unused)
-    X32 = np.zeros((d, K), dtype=np.float32)   # x'_j = (T_j, sc_j g_j) in float32, arm j = column j
-    W32 = np.zeros((d, K), dtype=np.float32)
-    B32 = np.zeros((d, d), dtype=np.float32)
+    Gr = np.zeros((K, d))      # Gaussian directions, one arm per row (column 0 unused)
+    X32 = np.zeros((K, d), dtype=np.float32)   # x'_j = (T_j, sc_j g_j) in float32, one arm per row
+    W32 = np.zeros((K, d), dtype=np.float32)
+    B32t = np.zeros((d, d), dtype=np.float32)  # fl32(B)ᵀ
     xi2 = np.zeros(K)
     mean = np.zeros(K)
     nrm = np.zeros(K)
     ucb = np.zeros(K)
     err = np.zeros(K)
     cand = np.zeros(K, dtype=np.int64)
+    vals = np.zeros(K)
+    gb = np.zeros((d, _LANES))
+    tb = np.zeros(_LANES)
+    sb = np.zeros(_LANES)
     ssb = np.zeros(ARM_BLOCK)
     width = high - low
     do_trace = trace.shape[0] > 0
@@ -203,11 +264,7 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     n_cand = 0
     cum = 0.0
     g1 = _gamma(d + 3, _U32)
-    gr = _gamma(d + 1, _U64)
-    c_m = g1 + _gamma(d + 2, _U64) * (1.0 + g1) + _gamma(2 * d + 2, _U64)
-    c_d = g1 * (2.0 + g1) + _gamma(d, _U64) * (1.0 + g1) ** 2
-    c_d64 = gr * (2.0 + gr) + _gamma(d, _U64) * (1.0 + gr) ** 2
-    pos, st = bn_start(raw, zx, zok, base, env)
+    est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
         if mech != 0:
             draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
@@ -225,15 +282,12 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
             for k in range(d):
                 bik = B[i, k]
                 s += bik * bik
-                B32[i, k] = np.float32(bik)
+                B32t[k, i] = np.float32(bik)
             F += s
             A += abs(yv[i]) * math.sqrt(s)
-        cm = c_m * A
-        cd = c_d * F
-        cd64 = c_d64 * F
         sF = math.sqrt(F)
         # ---- decision set (environment stream through the buffer, canonical order) ----
-        u0, pos, st = bn_uniform(raw, zx, zok, base, pos, st)
+        u0, est = rng_uniform_t(est)
         jo = int(u0 * K)
         for j0 in range(0, K, ARM_BLOCK):
             j1 = min(K, j0 + ARM_BLOCK)
@@ -242,78 +296,79 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
                     tj = opt_mean
                 else:
                     while True:
-                        u1, pos, st = bn_uniform(raw, zx, zok, base, pos, st)
+                        u1, est = rng_uniform_t(est)
                         tj = low + width * u1
                         if d == 3:
                             break
-                        u2, pos, st = bn_uniform(raw, zx, zok, base, pos, st)
+                        u2, est = rng_uniform_t(est)
                         if _zone_accept(u2, tj, om, d):
                             break
                 Tb[j] = tj
                 for i in range(1, d):
-                    z, pos, st = bn_normal(raw, zx, zok, base, pos, st)
-                    Gt[i, j] = z
+                    z, est = rng_normal_t(est)
+                    Gr[j, i] = z
             # the block's sums of squares (each in the reference's order), scales and float32 arms
-            nb = j1 - j0
-            for l in range(nb):
+            nbk = j1 - j0
+            for l in range(nbk):
                 ssb[l] = 0.0
             for i in range(1, d):
-                for l in range(nb):
-                    z = Gt[i, j0 + l]
+                for l in range(nbk):
+                    z = Gr[j0 + l, i]
                     ssb[l] += z * z
-            for l in range(nb):
+            for l in range(nbk):
                 tj = Tb[j0 + l]
                 ss = ssb[l]
                 sc = math.sqrt((1.0 - tj * tj) / ss)
                 Sb[j0 + l] = sc
-                X32[0, j0 + l] = np.float32(tj)
+                X32[j0 + l, 0] = np.float32(tj)
                 xi2[j0 + l] = tj * tj + sc * sc * ss
-            for i in range(1, d):
-                for l in range(nb):
-                    X32[i, j0 + l] = np.float32(Sb[j0 + l] * Gt[i, j0 + l])
+            for l in range(nbk):
+                sc = Sb[j0 + l]
+                for i in range(1, d):
+                    X32[j0 + l, i] = np.float32(sc * Gr[j0 + l, i])
         # ---- float32 products W = B X' (BLAS), float64 means and squared widths ----
-        np.dot(B32, X32, W32)
-        for j in range(K):
-            mean[j] = 0.0
-            nrm[j] = 0.0
-        for i in range(d):
-            y_i = yv[i]
-            for j in range(K):
-                w = np.float64(W32[i, j])
-                mean[j] += y_i * w
-                nrm[j] += w * w
+        np.dot(X32, B32t, W32)
+        _means_and_widths(W32, yv, mean, nrm)
         lo_max = -np.inf
         chk = 0.0
         for j in range(K):
-            uj, ej = _score_bound(cm, cd, cd64, A, sF, beta, mean[j], nrm[j], xi2[j])
+            uj, ej = _score_bound(d, g1, A, sF, beta, mean[j], nrm[j], xi2[j])
             ucb[j] = uj
             err[j] = ej
             chk += uj + ej
             lo = uj - ej
             lo_max = lo if lo > lo_max else lo_max
-        best = -1
+        # ---- candidates: hi_j ≥ L; H = the largest hi_j of the others (every other v_k ≤ H < L) ----
+        nc = 0
+        H = -np.inf
         if math.isfinite(chk) and math.isfinite(lo_max):
-            nc = 0
             for j in range(K):
-                if ucb[j] + err[j] >= lo_max:
+                hj = ucb[j] + err[j]
+                if hj >= lo_max:
                     cand[nc] = j
                     nc += 1
+                elif hj > H:
+                    H = hj
             n_cand += nc
+            _ucb_reference_many(B, yv, beta, Tb, Sb, Gr, cand, nc, d, gb, tb, sb, vals)
             c0 = cand[0]
-            best_ucb = _ucb_reference(B, yv, beta, Tb[c0], Sb[c0], Gt, c0, d)
-            if c0 == 0 or best_ucb > lo_max + TIE_RTOL * abs(lo_max):
-                best = c0
-                for q in range(1, nc):
-                    j = cand[q]
-                    val = _ucb_reference(B, yv, beta, Tb[j], Sb[j], Gt, j, d)
-                    if val > best_ucb + TIE_RTOL * abs(best_ucb):
+            if (c0 == 0 and vals[0] >= H) or (c0 > 0 and vals[0] > H + TIE_RTOL * abs(H)):
+                best, best_ucb = -1, -np.inf
+                for q in range(nc):
+                    val = vals[q]
+                    if best < 0 or val > best_ucb + TIE_RTOL * abs(best_ucb):
                         best_ucb = val
-                        best = j
-        if best < 0:  # fallback: the reference's scores and running argmax over every arm
+                        best = cand[q]
+            else:
+                nc = 0
+        if nc == 0:  # fallback: the reference's scores and running argmax over every arm
             n_fallback += 1
-            best_ucb = -np.inf
             for j in range(K):
-                val = _ucb_reference(B, yv, beta, Tb[j], Sb[j], Gt, j, d)
+                cand[j] = j
+            _ucb_reference_many(B, yv, beta, Tb, Sb, Gr, cand, K, d, gb, tb, sb, vals)
+            best, best_ucb = -1, -np.inf
+            for j in range(K):
+                val = vals[j]
                 if best < 0 or val > best_ucb + TIE_RTOL * abs(best_ucb):
                     best_ucb = val
                     best = j
@@ -327,13 +382,13 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
         # ---- the chosen arm in the original basis, reward, statistics, regret ----
         mu = Tb[best]
         for k in range(1, d):
-            g[k] = Gt[k, best]
+            g[k] = Gr[best, k]
         _embed(mu, Sb[best], g, hv, hc, hs, d, x)
         if reward_gauss:
-            z, pos, st = bn_normal(raw, zx, zok, base, pos, st)
+            z, est = rng_normal_t(est)
             yr = mu + z
         else:
-            c, pos, st = bn_uniform(raw, zx, zok, base, pos, st)
+            c, est = rng_uniform_t(est)
             yr = 1.0 if c < 0.5 * (1.0 + mu) else -1.0
         for i in range(d):
             xi_ = x[i]
@@ -344,7 +399,7 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
         while ri < n_rec and rec_t[ri] == t:
             rec_out[ri] = cum
             ri += 1
-    rng_store(env, bn_state(base, pos))
+    rng_store(env, est)
     stats[0] = n_fallback
     stats[1] = n_cand
     return pd_fail, n_opt, draws
