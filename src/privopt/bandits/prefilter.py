@@ -41,21 +41,23 @@ F = Σ_i ρ_i², ξ_j² ≥ ‖x'_j‖² (x'_j is a unit vector up to rounding; 
 the last factor absorbing its O(d·ε) error).  The sgemm rounds B and x' to float32 (two roundings, x'
 itself one float64 rounding of sc·g) and sums d products: |W_ij − w_ij| ≤ γ_{d+3} c_ij =: g₁ c_ij.  Then
 
-* mean: |m_j − Σ y_i w_ij| ≤ (g₁ + γ'_{d+2}(1 + g₁))·A·ξ_j (float64 products and sum of y_i W_ij);
-* squared width: |n_j − ‖w_j‖²| ≤ D_j := (g₁(2 + g₁) + γ'_d (1 + g₁)²)·F·ξ_j²
-  (|W² − w²| ≤ |W − w|(|W| + |w|); W_ij² is exact in float64);
+With f_j = √F·ξ_j ≥ (Σ_i c_ij²)^½ and γ' = γ'_{2d+4} (which covers every float64 sum below):
+
+* mean: |m_j − Σ y_i w_ij| ≤ (g₁ + γ'(1 + g₁))·A·ξ_j (float64 products and sum of y_i W_ij);
+* squared width: |W² − w²| ≤ |W − w|(2|W| + |W − w|) and Cauchy–Schwarz give
+  |n_j − ‖w_j‖²| ≤ D_j := g₁ f_j (2√n_j + g₁ f_j) + γ' n_j (W_ij² is exact in float64);
 * width: with n_lo = max(n_j − D_j, 0) ≤ ‖w_j‖², |√n_j − ‖w_j‖| ≤ min(√D_j, D_j/(√n_j + √n_lo));
 * the reference's own error (the same analysis in float64: s_i = Σ_{k≥1} B_ik g_k, w_i = T B_i0 + sc s_i,
-  mean and ‖w‖² summed in i): |w̃_i − w_i| ≤ γ'_{d+1} c_ij, mean within γ'_{2d+2}·A·ξ_j, squared width
-  within D'_j = (γ'_{d+1}(2 + γ'_{d+1}) + γ'_d (1 + γ'_{d+1})²)·F·ξ_j², width within
+  mean and ‖w‖² summed in i): |w̃_i − w_i| ≤ γ' c_ij, mean within γ'·A·ξ_j, squared width within
+  D'_j = γ' f_j (2s + γ' f_j) + γ'(s + γ' f_j)² with s = √(n_j + D_j) ≥ ‖w_j‖, width within
   min(√D'_j, D'_j/√n_lo);
-* the final additions and the product with β: 8ε·(|m_j| + β√n_j + A ξ_j + β√F ξ_j).
+* the final additions and the product with β: 8ε·(|m_j| + β√n_j + A ξ_j + β f_j).
 
 E_j is the sum of these terms (widths times β), times (1 + 10⁻⁶), which covers the float64 rounding of
 ρ_i, A, F, ξ_j and of the bound's own evaluation (each ≤ 10⁻¹³ relative; the float32 terms are ≈ d·6·10⁻⁸).
 
 Everything else — tree noise, release and Cholesky, β_t, B = C⁻¹Q, the chosen arm's embedding, the
-reward (from the buffered stream) and the statistics update — is the reference kernel's code.
+reward and the statistics update — is the reference kernel's code.
 BLAS threads: set ``OPENBLAS_NUM_THREADS=1`` when running one job per core.
 """
 
@@ -286,7 +288,7 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
             F += s
             A += abs(yv[i]) * math.sqrt(s)
         sF = math.sqrt(F)
-        # ---- decision set (environment stream through the buffer, canonical order) ----
+        # ---- decision set (environment stream, canonical order), arms one per row ----
         u0, est = rng_uniform_t(est)
         jo = int(u0 * K)
         for j0 in range(0, K, ARM_BLOCK):
