@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 BATCHED_MIN_D = 12
 #: ... the batched one below this dimension, the prefilter one (:mod:`.prefilter`) from it on (issue 24,
 #: ``bench_bandits.py --cost-table`` on the AMD EPYC host, CPU µs per round, batched / prefilter:
-#: d = 12: 11 / 13.3, 16: 26.1 / 27.4, 23: 73.3 / 67.6, 32: 216 / 163, 45: 677 / 441, 64: 1970 / 1272)
+#: d = 12: 11 / 13.3, 16: 26.1 / 27.4, 23: 73.3 / 66.6, 32: 216 / 161, 45: 677 / 435, 64: 1970 / 1190)
 PREFILTER_MIN_D = 20
 
 

@@ -63,14 +63,15 @@ MEASURED_RUNS = 2
 MEASURED_EXP1 = ("2026-11-26, AMD EPYC (KVM guest, CPU family 26, AVX-512; `lscpu` model name \"AMD EPYC\"), "
                  "2 cores shared with other jobs (load average 7-13): CPU time per round, `python "
                  "benchmarks/bench_bandits.py --cost-table --repeats 3 --cost-dims 12 16 23 32 45 64 "
-                 "--cost-private-dims` (one invocation); the previous kernel (batched from d = 12) measured "
+                 "--cost-private-dims` (one invocation; d = 23-64 again after the last kernel change, "
+                 "`--cost-dims 23 32 45 64`); the previous kernel (batched from d = 12) measured "
                  "the same way (`--cost-kernel batched`): " + ", ".join(f"{d}: {v:g}" for d, v in {
                      12: 11.0, 16: 26.1, 23: 73.3, 32: 216.0, 45: 677.0, 64: 1970.0}.items()))
 
 #: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto"); d ≥ 12: :data:`MEASURED_EXP1`
 NONPRIVATE_US: dict[int, float] = {
-    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 11.0, 16: 26.1, 23: 67.6, 32: 163.0,
-    45: 441.0, 64: 1272.0,
+    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 11.0, 16: 26.1, 23: 66.6, 32: 161.0,
+    45: 435.0, 64: 1190.0,
 }
 #: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto")
 PRIVATE_US: dict[str, dict[int, float]] = {
