@@ -42,4 +42,3 @@ def test_uniform_and_normal_laws():
 def test_chisquare_law(df):
     x = FastGenerator(31).chisquare(df, 50_000)
     assert stats.kstest(x, "chi2", args=(df,)).pvalue > P_MIN
-
