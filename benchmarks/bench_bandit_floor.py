@@ -15,9 +15,17 @@ Cholesky, no scoring, no statistics).  A lockstep group (:mod:`privopt.bandits.l
 environment once and the noise of each of its noise groups once: ``floor_us_per_round`` takes the
 list of the group's noise mechanisms.
 
+Large d (Exp. 1, issue 24): :func:`large_d_floor_parts` times, per round at d with K = d² arms and
+Gaussian rewards, the pieces a round cannot do without — the draws by the plain generator
+(:func:`floor_kernel`), the same draws as the prefilter kernel makes them (:func:`floor_kernel_prefilter`:
+the zone test by :func:`privopt.bandits.prefilter._zone_accept`, the same numbers), and the scoring
+product of all arms by one BLAS call: (K×d)·(d×d) in float64 (the batched kernel's method) and in
+float32 (the prefilter kernel's).  Old floor = plain draws + float64 product; new floor = the
+prefilter kernel's draws + float32 product.
+
 Run: ``python benchmarks/bench_bandit_floor.py [--rounds N] [--repeats R]`` (d = 5, K = 25, paper
 constants n = 5·10⁷, gap 0.1, ±1 rewards); :mod:`bench_bandits` imports :func:`floor_us_per_round`
-to print ratios measured in the same run.
+and :func:`large_d_floor_parts` to print ratios measured in the same run.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from privopt.bandits import BanditInstance, variant_params
 from privopt.bandits.instances import zone_mode
 from privopt.bandits.kernels import dim_tag, draw_arm_prime
 from privopt.bandits.parameters import MECH_CODES
+from privopt.bandits.prefilter import _zone_accept
 from privopt.bandits.streams import episode_streams
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
@@ -81,6 +90,78 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
         acc += z
     rng_store(env, est)
     return acc
+
+
+@numba.njit(cache=True)
+def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gauss, n_rounds):
+    """The environment draws of ``n_rounds`` rounds as the prefilter kernel makes them (the same numbers as
+    :func:`floor_kernel`'s; the zone test by :func:`privopt.bandits.prefilter._zone_accept`), the
+    directions stored one arm per row.  Returns a checksum."""
+    d = len(dim_tag)
+    gr = np.zeros((K, d))
+    width = high - low
+    acc = 0.0
+    est = rng_load(env)
+    for _t in range(n_rounds):
+        u0, est = rng_uniform_t(est)
+        jo = int(u0 * K)
+        for j in range(K):
+            tj = opt_mean
+            if j != jo:
+                while True:
+                    u1, est = rng_uniform_t(est)
+                    tj = low + width * u1
+                    if d == 3:
+                        break
+                    u2, est = rng_uniform_t(est)
+                    if _zone_accept(u2, tj, om, d):
+                        break
+            acc += tj
+            for i in range(1, d):
+                z, est = rng_normal_t(est)
+                gr[j, i] = z
+        if reward_gauss:
+            z, est = rng_normal_t(est)
+        else:
+            z, est = rng_uniform_t(est)
+        acc += z + gr[0, 1]
+    rng_store(env, est)
+    return acc
+
+
+@numba.njit(cache=True)
+def _products(a, b, out, n):
+    for _ in range(n):
+        np.dot(a, b, out)
+    return out[0, 0]
+
+
+def large_d_floor_parts(d: int, rounds: int, seed: int = 1) -> dict[str, float]:
+    """CPU µs per round (``time.process_time``) of the floor's pieces at d, K = d², Gaussian rewards, gap 0.1
+    (module docstring): ``draws``, ``draws_prefilter``, ``gemm64`` (K×d by d×d), ``sgemm32`` (the same in float32)."""
+    inst = BanditInstance(d=d, gap=0.1, reward="gaussian")
+    K = inst.n_arms
+    om = 1.0 - zone_mode(inst.low, inst.high, d) ** 2
+    args = (dim_tag(d), K, inst.opt_mean, inst.low, inst.high, om, True)
+    rng = np.random.default_rng(seed)
+    x64, b64 = rng.standard_normal((K, d)), rng.standard_normal((d, d))
+    w64 = np.zeros((K, d))
+    b32, x32 = b64.astype(np.float32), x64.astype(np.float32)
+    w32 = np.zeros((K, d), dtype=np.float32)
+    none = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
+    out = {}
+    for name, call in [
+        ("draws", lambda n: floor_kernel(episode_streams(seed, "none")[0].state, np.zeros((0, 4), np.uint64),
+                                         *args, *none, n)),
+        ("draws_prefilter", lambda n: floor_kernel_prefilter(episode_streams(seed, "none")[0].state, *args, n)),
+        ("gemm64", lambda n: _products(x64, b64, w64, n)),
+        ("sgemm32", lambda n: _products(x32, b32, w32, n)),
+    ]:
+        call(1)  # compile or load
+        c0 = time.process_time()
+        call(rounds)
+        out[name] = 1e6 * (time.process_time() - c0) / rounds
+    return out
 
 
 def floor_us_per_round(mechanisms, d: int = 5, gap: float = 0.1, rounds: int = 200_000, repeats: int = 5,

@@ -23,9 +23,16 @@ Target (spec §9.1 / task brief): ≤ 2 µs per round per run for every private 
 Peers on this kind of machine: BanditLib private LinUCB 146–177 µs/round (shifted Wishart; 45 µs
 Gaussian); the authors' Julia ≤ 72 µs/round.
 
-``--large-d 16 32 64`` additionally times NonPrivate LinUCB at the Exp. 1 sizes (K = d², n = 10^5)
-with each kernel ("buffered", "onthefly" and the BLAS "batched" one), which is how
-:data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen.
+``--large-d 32 45 64`` additionally times NonPrivate LinUCB at the Exp. 1 sizes (K = d², n = 10^5,
+Gaussian rewards; issue 24): the previous large-d kernel ("batched": float64 BLAS scores) and the one
+the pipeline runs from d = 12 ("prefilter": float32 BLAS scores with a rigorous bound, the argmax in
+float64, the same results as the reference kernel bit for bit) — interleaved, ``--large-d-repeats``
+times each, CPU µs per round (``time.process_time``: on a machine shared with other jobs it counts this
+process only), medians and the ratio old/new, with each method's floor measured in the same loop
+(``bench_bandit_floor.large_d_floor_parts``: old = the draws + float64 product of all arms, new = the
+same draws as the prefilter kernel makes them + float32 product).  ``--large-d-kernels`` adds others ("buffered",
+"onthefly"), which is how :data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen
+(:data:`~privopt.bandits.episodes.PREFILTER_MIN_D` from ``--cost-table --cost-kernel batched`` / ``prefilter``).
 
 ``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.experiments.cost`):
 NonPrivate at ``--cost-dims`` and the three private variants at ``--cost-private-dims``, each with
@@ -49,7 +56,7 @@ import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-from bench_bandit_floor import floor_us_per_round  # noqa: E402
+from bench_bandit_floor import floor_us_per_round, large_d_floor_parts  # noqa: E402
 
 from privopt.bandits import (  # noqa: E402
     VARIANTS,
@@ -60,7 +67,7 @@ from privopt.bandits import (  # noqa: E402
     run_episode,
     variant_params,
 )
-from privopt.bandits.episodes import BATCHED_MIN_D, run_lockstep  # noqa: E402
+from privopt.bandits.episodes import BATCHED_MIN_D, PREFILTER_MIN_D, run_lockstep  # noqa: E402
 
 N_PAPER = 50_000_000
 PEERS = {
@@ -104,11 +111,12 @@ def lockstep_groups(d: int = 5) -> dict[str, list]:
                                           for i, r in enumerate(grid)] for mech in ("wishart", "gaussian")}}
 
 
-def cost_point(name: str, d: int, reward: str, repeats: int, n: int) -> tuple[float, float, float, str, int]:
+def cost_point(name: str, d: int, reward: str, repeats: int, n: int,
+               large_kernel: str = "prefilter") -> tuple[float, float, float, str, int]:
     """(first call s, median wall us/round, median CPU us/round, kernel, rounds) of one variant at d,
     K = d², with the kernel the pipeline uses.  CPU time (``time.process_time``) is what a job with a
     core of its own needs; on a loaded machine wall time also counts the waits for the core."""
-    kernel = "batched" if d >= BATCHED_MIN_D else "buffered"
+    kernel = "buffered" if d < BATCHED_MIN_D else large_kernel if d >= PREFILTER_MIN_D else "batched"
     inst = BanditInstance(d=d, gap=0.1, reward=reward)
     p = variant_params(name, n, d)
     t0 = time.perf_counter()
@@ -127,7 +135,7 @@ def cost_point(name: str, d: int, reward: str, repeats: int, n: int) -> tuple[fl
     return first, statistics.median(wall), statistics.median(cpu), kernel, rounds
 
 
-def cost_table(dims: list[int], private_dims: list[int], repeats: int) -> None:
+def cost_table(dims: list[int], private_dims: list[int], repeats: int, large_kernel: str = "prefilter") -> None:
     print(f"# cost-model table: median of {repeats} runs of ~0.3 s CPU each; first call = numba compile or cache load")
     print("# NonPrivate: n = 1e5 constants, Gaussian rewards; private: n = 5e7 constants, ±1 rewards; gap 0.1")
     print(f"{'variant':18s} {'d':>3s} {'kernel':>9s} {'rounds':>7s} {'first call':>10s} {'wall us/rd':>10s} "
@@ -136,12 +144,59 @@ def cost_table(dims: list[int], private_dims: list[int], repeats: int) -> None:
     points = [("nonprivate", d, "gaussian", 100_000) for d in dims]
     points += [(v, d, "pm1", N_PAPER) for d in private_dims for v in ("gaussian", "wishart", "wishart_unshifted")]
     for name, d, reward, n in points:
-        first, wall, cpu, kernel, rounds = cost_point(name, d, reward, repeats, n)
+        first, wall, cpu, kernel, rounds = cost_point(name, d, reward, repeats, n, large_kernel)
         rows.append((name, d, cpu))
         print(f"{name:18s} {d:3d} {kernel:>9s} {rounds:7d} {first:9.2f}s {wall:10.3f} {cpu:10.3f}", flush=True)
     print("\n# CPU us/round as Python literals, (variant, d): us")
     for name, d, cpu in rows:
         print(f"    ({name!r}, {d}): {cpu:.3g},")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``lscpu``'s "Model name", from /proc/cpuinfo), else the platform's."""
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _cpu_us(params, inst, rounds: int, seed: int, kernel: str) -> float:
+    c0 = time.process_time()
+    run_episode(params, inst, rounds, seed, kernel=kernel, record=max(1, rounds // 100))
+    return 1e6 * (time.process_time() - c0) / rounds
+
+
+def large_d(dims: list[int], repeats: int, kernels: list[str]) -> None:
+    """Exp. 1 sizes: the kernels interleaved, with the floors of the old and new method (module docstring)."""
+    print(f"\n# Exp. 1 sizes: NonPrivate, K = d^2, n = 1e5, Gaussian rewards; CPU us per round, median of "
+          f"{repeats} interleaved runs per kernel (min-max); floors measured in the same loop")
+    head = f"{'d':>3s} {'rounds':>6s} " + " ".join(f"{k + ' us/rd':>24s}" for k in kernels)
+    print(head + f" {'old/new':>7s} {'old floor':>9s} {'new floor':>9s} {'new/floor':>9s}  floor parts (draws, "
+                 "prefilter's draws, float64 product, float32 product)")
+    for d in dims:
+        inst = BanditInstance(d=d, gap=0.1, reward="gaussian")
+        p = nonprivate_params(100_000, d)
+        rounds = max(100, 20_000_000 // d**3)
+        for k in kernels:
+            run_episode(p, inst, 2, 0, kernel=k)  # compile or load
+        times = {k: [] for k in kernels}
+        parts = []
+        for rep in range(repeats):
+            for k in kernels:
+                times[k].append(_cpu_us(p, inst, rounds, rep + 1, k))
+            parts.append(large_d_floor_parts(d, rounds, seed=rep + 1))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        part = {name: statistics.median(pt[name] for pt in parts) for name in parts[0]}
+        old_floor = part["draws"] + part["gemm64"]
+        new_floor = part["draws_prefilter"] + part["sgemm32"]
+        cells = " ".join(f"{med[k]:8.1f} ({min(v):6.1f}-{max(v):6.1f})" for k, v in times.items())
+        ratio = med[kernels[0]] / med[kernels[-1]]
+        print(f"{d:3d} {rounds:6d} {cells} {ratio:6.2f}x {old_floor:9.1f} {new_floor:9.1f} "
+              f"{med[kernels[-1]] / new_floor:8.2f}x  {part['draws']:.1f}, {part['draws_prefilter']:.1f}, "
+              f"{part['gemm64']:.1f}, {part['sgemm32']:.1f}", flush=True)
 
 
 def main() -> None:
@@ -150,20 +205,28 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5, help="timed numba runs per variant")
     ap.add_argument("--ref-rounds", type=int, default=300, help="rounds of the numpy reference")
     ap.add_argument("--large-d", type=int, nargs="*", default=[], help="Exp. 1 dimensions to time")
+    ap.add_argument("--large-d-repeats", type=int, default=5, help="interleaved timed runs per kernel at each d")
+    ap.add_argument("--large-d-kernels", nargs="*", default=["batched", "prefilter"],
+                    help="kernels timed at --large-d (first = the old one the ratio divides)")
+    ap.add_argument("--large-d-only", action="store_true", help="skip the d = 5 tables")
     ap.add_argument("--cost-table", action="store_true", help="time the cost-model grid only")
     ap.add_argument("--cost-dims", type=int, nargs="*", default=[3, 4, 5, 6, 8, 11, 12, 16, 23, 32, 45, 64],
                     help="NonPrivate dimensions of --cost-table")
     ap.add_argument("--cost-private-dims", type=int, nargs="*", default=[3, 5, 8, 12, 16],
                     help="private-variant dimensions of --cost-table")
+    ap.add_argument("--cost-kernel", default="prefilter", choices=["prefilter", "batched"],
+                    help="kernel of --cost-table from PREFILTER_MIN_D (the pipeline's: prefilter; batched: the previous)")
     args = ap.parse_args()
     if args.cost_table:
-        print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
+        print(f"# {cpu_model()}, python {platform.python_version()}, "
               f"load avg {os.getloadavg()[0]:.2f}")
-        cost_table(args.cost_dims, args.cost_private_dims, args.repeats)
+        cost_table(args.cost_dims, args.cost_private_dims, args.repeats, args.cost_kernel)
         return
 
-    print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, "
-          f"load avg {os.getloadavg()[0]:.2f}")
+    print(f"# {cpu_model()}, python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}")
+    if args.large_d_only:
+        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels)
+        return
     print(f"# d = 5, K = 25, n = 5e7 constants, gap 0.1, ±1 rewards; {args.repeats} x {args.rounds} rounds")
     inst = BanditInstance(d=5, gap=0.1)
     header = (f"{'variant':18s} {'first call':>10s} {'median us/rd':>12s} {'best us/rd':>10s} "
@@ -206,17 +269,7 @@ def main() -> None:
           "\n# rounds alone (Fig. 5: 9 x the default variant of the mechanism); unshared: (group − dearest alone) /"
           "\n# (one by one − dearest alone)")
     if args.large_d:
-        print("\n# Exp. 1 sizes: NonPrivate, K = d^2, n = 1e5, Gaussian rewards")
-        print(f"{'d':>4s} {'kernel':>9s} {'first call':>10s} {'us/round':>10s} {'s per 1e5-round run':>20s}")
-        for d in args.large_d:
-            inst_d = BanditInstance(d=d, gap=0.1, reward="gaussian")
-            p = nonprivate_params(100_000, d)
-            rounds = max(20, 4_000_000 // d**4)
-            for kernel in ("buffered", "onthefly", "batched"):
-                first, per_round = time_kernel(p, inst_d, rounds, 2, kernel=kernel)
-                best = min(per_round)
-                print(f"{d:4d} {kernel:>9s} {first:9.2f}s {best:10.1f} {best * 0.1:20.1f}")
-
+        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels)
 
 if __name__ == "__main__":
     main()

@@ -211,7 +211,7 @@ def test_kernels_equal_numpy_reference(variant, case):
     inst, n_rounds = CASES[case]
     p = variant_params(variant, N_PAPER, inst.d)  # paper constants (prefix of a 5·10^7-round run)
     ref = run_episode(p, inst, n_rounds, 77, trace=True, record=25, engine="numpy")
-    for kernel in ("onthefly", "buffered", "batched"):
+    for kernel in ("onthefly", "buffered", "batched", "prefilter"):
         res = run_episode(p, inst, n_rounds, 77, trace=True, record=25, kernel=kernel)
         np.testing.assert_array_equal(res.trace, ref.trace)
         np.testing.assert_array_equal(res.regret, ref.regret)
@@ -223,6 +223,110 @@ def test_kernels_equal_numpy_reference(variant, case):
         # the kernel's path tree drew m nodes, then 1 + min(tz(t−1), m−1) in rounds t ≥ 2
         expect = p.m + sum(1 + min((s & -s).bit_length() - 1, p.m - 1) for s in range(1, n_rounds))
         assert res.node_draws == expect
+
+
+# ----------------------------------------------------------------------------- the prefilter kernel (issue 24)
+def _same_run(a, b):
+    np.testing.assert_array_equal(a.trace, b.trace)
+    np.testing.assert_array_equal(a.regret, b.regret)
+    np.testing.assert_array_equal(a.extra["env_state_end"], b.extra["env_state_end"])
+    np.testing.assert_array_equal(a.extra["noise_state_end"], b.extra["noise_state_end"])
+    assert (a.n_optimal, a.pd_failures, a.node_draws) == (b.n_optimal, b.pd_failures, b.node_draws)
+
+
+@pytest.mark.parametrize("d, variant, reward, n_rounds", [
+    (3, "nonprivate", "pm1", 300), (5, "wishart", "pm1", 300), (8, "nonprivate", "gaussian", 300),
+    (12, "gaussian", "pm1", 150), (16, "nonprivate", "gaussian", 120)])
+@pytest.mark.filterwarnings("ignore")
+def test_prefilter_kernel_equals_reference_kernels(d, variant, reward, n_rounds):
+    """float32 scores + rigorous bound + float64 argmax among the candidates = the reference kernel, bit for bit
+    (and today's batched kernel), audit rows included; almost every round rescoring one or two arms."""
+    inst = BanditInstance(d=d, gap=0.1, reward=reward)
+    p = nonprivate_params(100_000, d) if variant == "nonprivate" else variant_params(variant, 1_000_000, d)
+    kw = dict(trace=True, record=7, audit=[1, 2, n_rounds // 2, n_rounds])
+    new = run_episode(p, inst, n_rounds, 5, kernel="prefilter", **kw)
+    _same_run(new, run_episode(p, inst, n_rounds, 5, kernel="onthefly", **kw))
+    _same_run(new, run_episode(p, inst, n_rounds, 5, kernel="batched", **kw))
+    assert new.audit.equals(run_episode(p, inst, n_rounds, 5, kernel="onthefly", **kw).audit)
+    assert new.extra["fallback_rounds"] <= n_rounds // 50  # rare: near-ties across the bound, exact anyway
+    assert new.extra["candidates"] < 3 * n_rounds + inst.n_arms  # round 1 of NonPrivate: every arm ties
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_prefilter_kernel_equals_batched_at_d64_prefix():
+    """Exp. 1's largest size (d = 64, K = 4096): a prefix run of the pipeline's kernel (prefilter) equals the
+    previous large-d kernel (float64 BLAS) bit for bit, and the reference kernel on a shorter prefix."""
+    inst = BanditInstance(d=64, gap=0.1, reward="gaussian")
+    p = nonprivate_params(100_000, 64)
+    new = run_episode(p, inst, 60, 2, kernel="auto", trace=True, record=1)  # auto: prefilter from d = 20
+    assert new.extra["kernel"] == "prefilter" and new.extra["fallback_rounds"] <= 2
+    _same_run(new, run_episode(p, inst, 60, 2, kernel="batched", trace=True, record=1))
+    _same_run(run_episode(p, inst, 8, 3, kernel="prefilter", trace=True, record=1),
+              run_episode(p, inst, 8, 3, kernel="onthefly", trace=True, record=1))
+
+
+@pytest.mark.parametrize("d", [5, 6, 12, 45, 64])
+def test_zone_accept_decides_as_the_reference_product(d):
+    """The repeated-squaring acceptance test of the prefilter kernel = ``u <= zone_accept_prob`` exactly, also
+    for u on and within a few ulps of the reference value (where the squaring's rounding differs)."""
+    from privopt.bandits.instances import zone_accept_prob
+    from privopt.bandits.prefilter import _zone_accept
+
+    rng = np.random.default_rng(d)
+    om = 1.0 - zone_mode(-0.75, 0.65, d) ** 2
+    ts = rng.uniform(-0.75, 0.65, 300)
+    for t in ts:
+        p = zone_accept_prob(t, om, d)
+        us = [p, np.nextafter(p, 0), np.nextafter(p, 1), p * (1 + 1e-14), p * (1 - 1e-14), rng.random(), 0.0]
+        for u in us:
+            assert _zone_accept(u, t, om, d) == (u <= p)
+
+
+@pytest.mark.parametrize("d", [3, 12, 64])
+def test_prefilter_score_bound_is_rigorous_and_tight(d):
+    """|u_j − v_j| ≤ E_j (u_j: the kernel's float32-product score, v_j: the reference's float64 UCB), with E_j
+    tiny against the spread of the scores — on real released matrices (a NonPrivate run's V_t) and on badly
+    conditioned ones (where cancellations in w = B x' make the width's relative error large)."""
+    from privopt.bandits.prefilter import score_bound
+
+    rng = np.random.default_rng(d)
+    K = min(d * d, 150)
+    worst, rel = 0.0, []
+    for cond in (1.0, 1e3, 1e6):
+        q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        B = (q * np.geomspace(1.0, 1.0 / cond, d)) @ np.linalg.qr(rng.standard_normal((d, d)))[0]
+        y = rng.standard_normal(d) * 10.0
+        beta = 3.7
+        T = rng.uniform(-0.75, 0.75, K)
+        g = rng.standard_normal((K, d))
+        ss = np.array([sum(z * z for z in row[1:]) for row in g])  # sequential, as the kernel
+        sc = np.sqrt((1.0 - T * T) / ss)
+        xp = np.column_stack([T, sc[:, None] * g[:, 1:]])
+        w32 = B.astype(np.float32) @ xp.T.astype(np.float32)
+        rho = np.sqrt((B * B).sum(axis=1))
+        A, F = float(np.abs(y) @ rho), float((rho * rho).sum())
+        for j in range(K):
+            w = w32[:, j].astype(np.float64)
+            m = n = 0.0
+            for i in range(d):
+                m += y[i] * w[i]
+                n += w[i] * w[i]
+            u, e = score_bound(d, A, F, beta, m, n, T[j] ** 2 + sc[j] ** 2 * ss[j])
+            # the reference's float64 UCB, the kernel's expression
+            mean = nrm = 0.0
+            for i in range(d):
+                s = 0.0
+                for k in range(1, d):
+                    s += B[i, k] * g[j, k]
+                wi = T[j] * B[i, 0] + sc[j] * s
+                mean += y[i] * wi
+                nrm += wi * wi
+            v = mean + beta * math.sqrt(nrm)
+            assert abs(u - v) <= e
+            worst = max(worst, abs(u - v) / e)
+            rel.append(e / (abs(v) + beta * math.sqrt(F)))
+    assert 0.0 < worst < 1.0
+    assert max(rel) < 1e-3  # the window is small against the scores' scale: it keeps 1–2 candidates
 
 
 @pytest.mark.parametrize("variant, rho", [("gaussian", None), ("wishart", None), ("wishart_unshifted", None),

@@ -8,6 +8,7 @@ Spec: shared/specs/private-linear-bandits.md.  Modules:
 * :mod:`.streams` — a run's environment / noise / audit random streams, derived from its seed.
 * :mod:`.results` — the recording grid and :class:`EpisodeResult`, shared by both engines.
 * :mod:`.kernels` — the numba episode kernels (all variants).
+* :mod:`.prefilter` — the large-d kernel: float32 scores with a rigorous bound, the argmax in float64.
 * :mod:`.lockstep` — one numba kernel running several variants of a seed together (exactly as one by one).
 * :mod:`.linucb` — plain-numpy reference implementation (oracle / benchmark baseline).
 * :mod:`.episodes` — :func:`run_episode` / :func:`run_episodes` (either engine) and audits.

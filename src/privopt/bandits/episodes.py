@@ -36,6 +36,7 @@ from privopt.bandits.kernels import audit_layout, audit_width, dim_tag, episode_
 from privopt.bandits.linucb import run_episode_reference
 from privopt.bandits.lockstep import lockstep_kernel, noise_group_key
 from privopt.bandits.parameters import MECH_CODES, VariantParams
+from privopt.bandits.prefilter import episode_kernel_prefilter
 from privopt.bandits.results import EpisodeResult, record_grid
 from privopt.bandits.streams import SeedLike, as_seed_sequence, episode_streams, sample_audit_rounds
 from privopt.mechanisms.gaussian import unpack_symmetric
@@ -54,8 +55,12 @@ AUDIT_COLUMNS = ("t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv", "conf_norm_
 
 log = logging.getLogger(__name__)
 
-#: ``kernel="auto"`` uses the batched kernel from this dimension on (K = d² arms).
+#: ``kernel="auto"`` uses the BLAS kernels from this dimension on (K = d² arms) ...
 BATCHED_MIN_D = 12
+#: ... the batched one below this dimension, the prefilter one (:mod:`.prefilter`) from it on (issue 24,
+#: ``bench_bandits.py --cost-table`` on the AMD EPYC host, CPU µs per round, batched / prefilter:
+#: d = 12: 11 / 13.3, 16: 26.1 / 27.4, 23: 73.3 / 66.6, 32: 216 / 161, 45: 677 / 435, 64: 1970 / 1190)
+PREFILTER_MIN_D = 20
 
 
 def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
@@ -126,9 +131,13 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     kernel : numba kernel — "buffered" (the lockstep kernel of :mod:`.lockstep` with this one variant:
         the decision set drawn into buffers, then every arm scored in a loop the compiler vectorises;
         fastest for small d), "onthefly" (:func:`.kernels.episode_kernel`: arms scored as they are drawn;
-        the reference the buffered kernel is tested against, bit for bit), "batched" (one BLAS product
-        per round; fastest for large K·d), or "auto" (batched iff d ≥ :data:`BATCHED_MIN_D`, else
-        buffered).  All make the same decisions; "buffered" and "onthefly" agree bit for bit.
+        the reference the buffered kernel is tested against, bit for bit), "prefilter"
+        (:func:`.prefilter.episode_kernel_prefilter`: float32 BLAS scores with a rigorous error bound,
+        the argmax among the arms within it in the reference's float64; fastest for large K·d, and bit for
+        bit equal to "onthefly"), "batched" (one float64 BLAS product per round, the previous large-d
+        kernel), or "auto" (prefilter from d = :data:`PREFILTER_MIN_D`, batched from d = :data:`BATCHED_MIN_D`,
+        else buffered).  All make the same
+        decisions; "buffered", "prefilter" and "onthefly" agree bit for bit.
     """
     _check(variant, instance, n_rounds)
     if engine == "numpy":
@@ -136,9 +145,10 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     if engine != "numba":
         raise ValueError(f"engine must be 'numba' or 'numpy', got {engine!r}")
     if kernel == "auto":
-        kernel = "batched" if instance.d >= BATCHED_MIN_D else "buffered"
-    if kernel not in ("onthefly", "buffered", "batched"):
-        raise ValueError(f"kernel must be 'auto', 'buffered', 'onthefly' or 'batched', got {kernel!r}")
+        kernel = ("prefilter" if instance.d >= PREFILTER_MIN_D else
+                  "batched" if instance.d >= BATCHED_MIN_D else "buffered")
+    if kernel not in ("onthefly", "buffered", "batched", "prefilter"):
+        raise ValueError(f"kernel must be 'auto', 'buffered', 'onthefly', 'prefilter' or 'batched', got {kernel!r}")
     if kernel == "buffered":
         return run_lockstep([variant], instance, n_rounds, seed, record=record, audit=audit, trace=trace)[0]
     n_rounds = int(n_rounds)
@@ -155,13 +165,18 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
     hv, hc, hs = householder(theta)
     om = 1.0 - zone_mode(instance.low, instance.high, d) ** 2
     K = instance.n_arms
-    fn = episode_kernel if kernel == "onthefly" else episode_kernel_batched
+    args = (env.state, noise.state, dim_tag(d), K, instance.opt_mean, instance.low, instance.high,
+            om, hv, hc, hs, instance.reward == "gaussian", mech, max(variant.m, 1), float(variant.df),
+            variant.L_tilde_sq, variant.sigma_noise, variant.shift, variant.kappa, variant.xi, variant.sigma,
+            n_rounds, grid, rec_out, audit_t, audit_out, tr)
+    extra = {}
     t0 = time.perf_counter()
-    pd_fail, n_opt, draws = fn(
-        env.state, noise.state, dim_tag(d), K, instance.opt_mean, instance.low, instance.high,
-        om, hv, hc, hs, instance.reward == "gaussian", mech, max(variant.m, 1), float(variant.df),
-        variant.L_tilde_sq, variant.sigma_noise, variant.shift, variant.kappa, variant.xi, variant.sigma,
-        n_rounds, grid, rec_out, audit_t, audit_out, tr)
+    if kernel == "prefilter":
+        stats = np.zeros(2, dtype=np.int64)
+        pd_fail, n_opt, draws = episode_kernel_prefilter(*args, stats)
+        extra = {"fallback_rounds": int(stats[0]), "candidates": int(stats[1])}
+    else:
+        pd_fail, n_opt, draws = (episode_kernel if kernel == "onthefly" else episode_kernel_batched)(*args)
     wall = time.perf_counter() - t0
     if pd_fail:
         log.warning("%s: %d Cholesky failures of V_t (eigen-clipped)", variant.name, pd_fail)
@@ -172,7 +187,7 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
         pd_failures=int(pd_fail), n_optimal=int(n_opt), node_draws=int(draws), wall_s=wall,
         engine="numba", audit=evaluate_audit(audit_out, theta) if audit is not None else None,
         trace=tr if trace else None,
-        extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel})
+        extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel, **extra})
 
 
 def lockstep_eligible(variants: Sequence[VariantParams], instance: BanditInstance, kernel: str = "auto") -> bool:

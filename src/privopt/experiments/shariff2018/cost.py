@@ -16,12 +16,15 @@ kernel drawing each round's arms, coin and shared tree noise once), the dearest 
 does not depend on t (the tree noise is amortised: ~2 node draws per round) and every round scores
 all K = d² arms, so µs per round is a function of the variant and d only, with the kernel the
 pipeline uses (``kernel="auto"``: the numba "buffered" kernel below d = 12, the BLAS "batched" one
-from d = 12, :data:`privopt.bandits.episodes.BATCHED_MIN_D`).
+from d = 12, :data:`privopt.bandits.episodes.BATCHED_MIN_D`, and the "prefilter" one — float32 scores
+with a rigorous bound, the same results — from d = 20, :data:`~privopt.bandits.episodes.PREFILTER_MIN_D`).
 
 Measured constants (:data:`NONPRIVATE_US`, :data:`PRIVATE_US`): CPU µs per round from
 ``python benchmarks/bench_bandits.py --cost-table`` (runs of ≈ 0.3 s CPU; each invocation takes the
 median of 3 runs per point, the table holds the median over :data:`MEASURED_RUNS` invocations,
-3 for the private variants at d = 12, 16), see :data:`MEASURED`.  The reward model (Gaussian or
+3 for the private variants at d = 12, 16), see :data:`MEASURED`; priced per host: the NonPrivate
+rounds from d = 12 (Exp. 1's large sizes, the kernels of issue 24) on the AMD EPYC host
+(:data:`MEASURED_EXP1`), the rest on the Intel Xeon build machine.  The reward model (Gaussian or
 ±1) changes the cost by less than the scatter (checked at d = 5 and 16).  Between measured d the
 model interpolates linearly in log µs vs log d; below the smallest measured d it keeps that
 value (cost falls with d, so this over-estimates); above the largest it extrapolates with
@@ -45,7 +48,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["MEASURED", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
+__all__ = ["MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
            "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
@@ -56,10 +59,19 @@ MEASURED = ("2026-11-24, the 2-core build machine (Intel Xeon, AVX-512), idle (l
 #: everywhere except d = 3, within 8 %)
 MEASURED_RUNS = 2
 
-#: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto")
+#: Where and how the NonPrivate rounds from d = 12 were measured (issue 24), and the previous kernel's rounds
+MEASURED_EXP1 = ("2026-11-26, AMD EPYC (KVM guest, CPU family 26, AVX-512; `lscpu` model name \"AMD EPYC\"), "
+                 "2 cores shared with other jobs (load average 7-13): CPU time per round, `python "
+                 "benchmarks/bench_bandits.py --cost-table --repeats 3 --cost-dims 12 16 23 32 45 64 "
+                 "--cost-private-dims` (one invocation; d = 23-64 again after the last kernel change, "
+                 "`--cost-dims 23 32 45 64`); the previous kernel (batched from d = 12) measured "
+                 "the same way (`--cost-kernel batched`): " + ", ".join(f"{d}: {v:g}" for d, v in {
+                     12: 11.0, 16: 26.1, 23: 73.3, 32: 216.0, 45: 677.0, 64: 1970.0}.items()))
+
+#: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto"); d ≥ 12: :data:`MEASURED_EXP1`
 NONPRIVATE_US: dict[int, float] = {
-    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 10.4, 16: 23.0, 23: 67.5, 32: 185.0,
-    45: 540.0, 64: 1620.0,
+    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 11.0, 16: 26.1, 23: 66.6, 32: 161.0,
+    45: 435.0, 64: 1190.0,
 }
 #: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto")
 PRIVATE_US: dict[str, dict[int, float]] = {
@@ -199,7 +211,7 @@ def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
 
 def summary() -> list[str]:
     """The measured constants, for ``benchmarks/paper_cost.py``."""
-    lines = [f"CPU µs per round ({MEASURED}):",
+    lines = [f"CPU µs per round ({MEASURED}; NonPrivate from d = 12: {MEASURED_EXP1}):",
              "- NonPrivate by d: " + ", ".join(f"{d}: {v:g}" for d, v in NONPRIVATE_US.items())]
     lines += [f"- {v} by d: " + ", ".join(f"{d}: {us:g}" for d, us in t.items()) for v, t in PRIVATE_US.items()]
     lines.append(f"- above the largest measured d: slope {SLOPE_ABOVE:g} in log µs vs log d; "
