@@ -8,7 +8,7 @@ from privopt.experiments.reference import choose_verify_jobs, cpu_model, describ
 from privopt.experiments.protocol import point_path
 from privopt.experiments.registry import paper
 from privopt.io import log_to_file
-from privopt.provenance import environment, verify_record
+from privopt.provenance import environment, git_state, verify_record
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
@@ -27,6 +27,7 @@ for job in chosen:
                    "seconds": seconds[f"{job.experiment}/{point_path(job.point)}/{job.block}"]})
 data = json.loads(Path(snakemake.input.data[0]).read_text()) if snakemake.input.data else None
 env = environment()
+env["git"] = git_state(exclude=("reference",))  # the folder being written is not a change of the code
 label = the_paper.scale_label(p.section) if the_paper.scale_label else describe_scale(the_paper, p.section)
 manifest = {
     "scale": p.scale, "label": label, "config": p.section, "commit": env["git"]["commit"], "dirty": env["git"]["dirty"],
@@ -34,7 +35,7 @@ manifest = {
     "core_hours": round(sum(seconds.values()) / 3600, 3), "run_jobs": len(p.jobs),
     "code_digest": {r["experiment"]: r["code_digest"] for r in records},
     "modules": p.code, "runs": {r["experiment"]: r.get("runs", []) for r in records},
-    "data": None if data is None else {k: data.get(k) for k in ("source", "sha256", "records", "canonical")},
+    "data": data,
     "verify": verify,
 }
 tables = {Path(t).name: t for t in snakemake.input.tables}

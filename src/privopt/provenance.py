@@ -66,13 +66,14 @@ def _git(args: list[str], cwd: Path) -> str | None:
     return proc.stdout
 
 
-def git_state(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def git_state(path: str | os.PathLike[str] | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """``{"commit": sha or None, "dirty": bool or None}`` of the git checkout holding *path*.
 
     *path* defaults to privopt's own source directory.  Both values are None when *path* is
     not in a git work tree whose files include it (e.g. privopt installed into a venv that
     sits inside some checkout), or when git is missing or fails.  ``dirty`` is True when
-    ``git status --porcelain`` lists anything (modified, staged or untracked files).
+    ``git status --porcelain`` lists anything (modified, staged or untracked files) outside the
+    top-level folders ``exclude`` (e.g. the reference folder a reference writer is writing).
     """
     none = {"commit": None, "dirty": None}
     try:
@@ -86,7 +87,9 @@ def git_state(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         if not tracked or not tracked.strip():
             return none
         head = _git(["rev-parse", "--verify", "HEAD"], cwd)
-        status = _git(["status", "--porcelain"], cwd)
+        top = _git(["rev-parse", "--show-toplevel"], cwd)
+        status = _git(["status", "--porcelain", "--", top.strip() if top else ".",
+                       *(f":(exclude,top){x}" for x in exclude)], cwd)
         if head is None or status is None:
             return none
         return {"commit": head.strip(), "dirty": bool(status.strip())}
