@@ -13,10 +13,12 @@ log_to_file(snakemake.log[0])
 p = snakemake.params
 inputs = {"pickups": snakemake.input.pickups} if snakemake.input.get("pickups") else {}
 with tempfile.TemporaryDirectory(prefix=f"verify-{p.paper}-") as work:
-    found = verify_jobs(p.folder, paper(p.paper), inputs, work)
+    ulps = paper(p.paper).verify_ulps
+    found = verify_jobs(p.folder, paper(p.paper), inputs, work, ulps=ulps)
 bad = [f for f in found if f["mismatch"]]
 for f in found:
-    logging.getLogger("verify").info("%s: %s in %.2f s", f["job"], f["mismatch"] or "identical", f["seconds"])
+    same = "identical" if not ulps else f"the same within {ulps} units in the last place of each column"
+    logging.getLogger("verify").info("%s: %s in %.2f s", f["job"], f["mismatch"] or same, f["seconds"])
 if bad:
     raise SystemExit(f"verify_{p.paper}: {len(bad)} of {len(found)} recomputed run jobs differ from the reference "
                      f"{p.folder}: " + "; ".join(f["mismatch"] for f in bad))

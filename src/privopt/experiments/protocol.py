@@ -342,6 +342,10 @@ class Paper:
     #: 10^7-round prefixes of the 5·10^7-round runs"), for the reference manifest; None: the generic one
     #: (:func:`privopt.experiments.reference.describe_scale`: points × runs per experiment)
     scale_label: Callable[[Section], str] | None = None
+    #: how far, in units of the last place, ``snakemake verify_<paper>`` lets a recomputed float differ from
+    #: the reference's: 0 (bit for bit) unless the paper's runs sum through BLAS, whose summation order
+    #: depends on the CPU's kernel (then say why where the paper sets it)
+    verify_ulps: int = 0
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):
