@@ -69,16 +69,21 @@ def test_settings_of_a_figure_are_its_experiments_subsection_and_the_shared_keys
     assert figure_settings(section, ["absent"]) == section
 
 
-@pytest.fixture
-def rendered(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    paper = _paper()
-    meta = paper.metadata()
+def _figures_and_claims() -> dict:
+    """In the current folder: the paper's figure images and claims table; returns its metadata."""
+    meta = _paper().metadata()
     for fig in meta["figures"]:
         Path(fig["image"]).parent.mkdir(parents=True, exist_ok=True)
         Path(fig["image"]).write_bytes(PNG)
     Path(meta["claims"]).parent.mkdir(parents=True)
     _claims(CLAIMS).to_csv(meta["claims"], index=False)
+    return meta
+
+
+@pytest.fixture
+def rendered(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    meta = _figures_and_claims()
     Path("results/p/tables").mkdir(parents=True)
     Path(meta["provenance"]["fig1"]).write_text(json.dumps({
         "tables": ["results/p/tables/fig1.csv"], "settings_digest": "d" * 64,
@@ -154,14 +159,8 @@ def test_the_first_screen_line_says_what_the_reference_shows(kind, verdicts, exp
 
 def test_the_report_shows_the_reference_figure_beside_this_runs_and_both_verdicts(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    paper = _paper()
-    meta = paper.metadata()
-    for fig in meta["figures"]:
-        Path(fig["image"]).parent.mkdir(parents=True, exist_ok=True)
-        Path(fig["image"]).write_bytes(PNG)
+    meta = _figures_and_claims()
     Path("ref.png").write_bytes(PNG)
-    Path(meta["claims"]).parent.mkdir(parents=True)
-    _claims(CLAIMS).to_csv(meta["claims"], index=False)
     _claims(CLAIMS).assign(verdict=NOT_REPRODUCED, measured="at paper scale").to_csv("ref.csv", index=False)
     Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs", "core_hours": 2.5, "commit": "a" * 40,
                                               "changed_modules": {"fig1": ["privopt.x"]}, "cpu": "AMD EPYC"}))
