@@ -179,10 +179,17 @@ class Instance:
 
 @dataclass(frozen=True)
 class Table:
-    """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format."""
+    """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format.
+
+    ``thin``: in the committed reference results (:mod:`privopt.experiments.reference`) a curve keeps every
+    ``thin``-th value of its column ``along`` (and the first and last): what a figure can show, within the
+    size budget of the references.  1 keeps every row.
+    """
 
     file: str
     float_format: str = "%.10g"
+    thin: int = 1
+    along: str = "t"
 
     @property
     def stem(self) -> str:
