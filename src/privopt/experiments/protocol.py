@@ -179,10 +179,17 @@ class Instance:
 
 @dataclass(frozen=True)
 class Table:
-    """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format."""
+    """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format.
+
+    ``thin``: in the committed reference results (:mod:`privopt.experiments.reference`) a curve keeps every
+    ``thin``-th value of its column ``along`` (and the first and last): what a figure can show, within the
+    size budget of the references.  1 keeps every row.
+    """
 
     file: str
     float_format: str = "%.10g"
+    thin: int = 1
+    along: str = "t"
 
     @property
     def stem(self) -> str:
@@ -342,6 +349,10 @@ class Paper:
     #: 10^7-round prefixes of the 5·10^7-round runs"), for the reference manifest; None: the generic one
     #: (:func:`privopt.experiments.reference.describe_scale`: points × runs per experiment)
     scale_label: Callable[[Section], str] | None = None
+    #: how far, in units of the last place, ``snakemake verify_<paper>`` lets a recomputed float differ from
+    #: the reference's: 0 (bit for bit) unless the paper's runs sum through BLAS, whose summation order
+    #: depends on the CPU's kernel (then say why where the paper sets it)
+    verify_ulps: int = 0
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):

@@ -38,8 +38,8 @@ from privopt.experiments.protocol import Paper, RunJob, point_path
 from privopt.provenance import file_sha256
 
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "read_manifest", "reference_tables",
-           "choose_verify_jobs", "write_reference", "run_seconds", "compare_rows", "changed_modules",
-           "describe_scale"]
+           "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows", "changed_modules",
+           "describe_scale", "verify_jobs"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -172,10 +172,35 @@ def describe_scale(paper: Paper, section: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
+    """The rows of ``frame`` at every ``thin``-th distinct value of ``along`` (ranks thin−1, 2·thin−1, …),
+    and at its first and last value: a curve thinned to what a figure can show.
+
+    >>> thin_rows(pd.DataFrame({"t": [1, 2, 3, 4, 5, 6, 7], "y": range(7)}), 3, "t")["t"].tolist()
+    [1, 3, 6, 7]
+    """
+    if thin <= 1 or along not in frame:
+        return frame
+    values = sorted(frame[along].unique())
+    keep = {values[0], values[-1], *(v for r, v in enumerate(values) if (r + 1) % thin == 0)}
+    return frame[frame[along].isin(keep)].reset_index(drop=True)
+
+
+def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
+    """Copy a table into the reference, thinned as its :class:`~privopt.experiments.protocol.Table` says."""
+    if table is None or table.thin <= 1:
+        shutil.copyfile(src, dest)
+        return
+    from privopt.io import read_table, write_table
+
+    write_table(thin_rows(read_table(src), table.thin, table.along), dest, table.float_format)
+
+
 def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[str, str],
                     verify_runs: Mapping[str, str], manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """Write ``folder`` anew: ``tables`` (file name → source path) under ``tables/``, ``verify_runs``
-    (relative path → source run file) under ``runs/``, then ``manifest.json`` with the sha256 of each.
+    """Write ``folder`` anew: ``tables`` (file name → source path) under ``tables/`` (thinned where the
+    paper's :class:`~privopt.experiments.protocol.Table` says), ``verify_runs`` (relative path → source run
+    file) under ``runs/``, then ``manifest.json`` with the sha256 of each.
 
     The new folder is built beside the old one and swapped in at the end, so a failure leaves the old
     reference whole.  Raises :class:`ReferenceError` when the reference of all papers together would
@@ -186,10 +211,11 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
     stage = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         files = {}
+        declared = {t.file: t for e in paper.experiments for t in e.table_files}
         for name, src in tables.items():
             dest = stage / "tables" / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+            _copy_table(src, dest, declared.get(name))
             files[f"tables/{name}"] = file_sha256(dest)
         for rel, src in verify_runs.items():
             dest = stage / "runs" / rel
@@ -225,7 +251,8 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
 
 def compare_rows(got: pd.DataFrame, expected: pd.DataFrame, what: str, ulps: int = 0) -> str | None:
     """None when the frames hold the same rows (timing columns aside), else a sentence naming ``what`` and
-    the first differing row and column.  ``ulps``: the tolerance for floats, in units of the last place."""
+    the first differing row and column.  ``ulps``: the tolerance for floats, in units of the last place of
+    the column's largest value (0: bit for bit)."""
     import numpy as np
 
     a = got.drop(columns=[c for c in TIMING if c in got], errors="ignore").reset_index(drop=True)
@@ -238,8 +265,11 @@ def compare_rows(got: pd.DataFrame, expected: pd.DataFrame, what: str, ulps: int
         x, y = a[col].to_numpy(), b[col].to_numpy()
         if x.dtype.kind == "f" and y.dtype.kind == "f":
             same = (x == y) | (np.isnan(x) & np.isnan(y))
-            if ulps:
-                same |= np.abs(x - y) <= ulps * np.spacing(np.maximum(np.abs(x), np.abs(y)))
+            if ulps:  # in units of the last place of the column's largest value (a difference of two
+                # values, like a regret, carries the rounding of its terms, not of its own size)
+                finite_values = np.abs(np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]]))
+                scale = np.spacing(finite_values.max()) if finite_values.size else 0.0
+                same |= np.abs(x - y) <= ulps * scale
         else:
             same = np.array([u == v or (u != u and v != v) for u, v in zip(x, y)], dtype=bool)
         if not same.all():
@@ -261,7 +291,7 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
     """
     import time
 
-    from privopt.io import read_table, write_output
+    from privopt.io import read_table, write_output, write_table
 
     folder, workdir = Path(folder), Path(workdir)
     manifest = check_manifest(folder)
@@ -285,7 +315,12 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
         seconds = time.perf_counter() - start
         mismatch = None
         for output, rel in job["files"].items():
-            mismatch = compare_rows(frames[output], read_table(folder / rel), f"{rel} ({job['experiment']} "
+            # through the same parquet writer as a run file, so values compare as stored (a NaN in an
+            # object column is stored as null)
+            stored = workdir / "recomputed" / rel
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            write_table(frames[output], stored)
+            mismatch = compare_rows(read_table(stored), read_table(folder / rel), f"{rel} ({job['experiment']} "
                                     f"{point_path(job['point']) or '(single point)'} seeds {job['block']})", ulps)
             if mismatch:
                 break

@@ -34,6 +34,25 @@ def check(section) -> None:
                 "(quick runs are prefixes of the full-horizon run)")
 
 
+def _sci(x: float) -> str:
+    """10^5, 2·10^6, 5·10^7: how the paper writes its horizons."""
+    mant, exp = f"{float(x):.0e}".split("e")
+    return f"10^{int(exp)}" if mant == "1" else f"{mant}·10^{int(exp)}"
+
+
+def scale_label(section) -> str:
+    """What a run of this configuration is, in words (the reference manifest and the report show it)."""
+    parts = []
+    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp3", "Fig. 5")):
+        e = section[name]
+        horizon = (f"{_sci(e['n'])}-round runs" if e["n_rounds"] in (None, e["n"])
+                   else f"{_sci(e['n_rounds'])}-round prefixes of the {_sci(e['n'])}-round runs")
+        grid = (f"d ∈ {{{', '.join(str(d) for d in e['dims'])}}} × 2 reward models, " if name == "exp1"
+                else f"{len(e['gaps'])} gaps, " if name == "exp3" else "")
+        parts.append(f"{what}: {grid}{e['runs']} runs on {horizon}")
+    return "; ".join(parts)
+
+
 EXP1_READS = ("n", "n_rounds", "gap", "rec_every")
 EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_rule", "k_rule", "rec_every",
               "audit_rounds")
@@ -46,6 +65,7 @@ PAPER = Paper(
     venue="NeurIPS 2018",
     spec="shared/specs/private-linear-bandits.md",
     short="Shariff & Sheffet 2018",
+    scale_label=scale_label,
     experiments=(
         Experiment(
             name="fig1",
@@ -67,7 +87,9 @@ PAPER = Paper(
             seeds=_seeds("exp1"),
             run=f"{RUNS}:exp1_job",
             tables=f"{TABLES}:exp1_tables",
-            table_files=(Table("fig2.csv"), Table("fig3.csv"), Table("fig3_fit.csv"), Table("exp1_runs.parquet")),
+            # the reference keeps every 10th recorded round of the curves (every 1,000 at the paper's rec_every)
+            table_files=(Table("fig2.csv", thin=10), Table("fig3.csv"), Table("fig3_fit.csv"),
+                         Table("exp1_runs.parquet")),
             cost=lambda settings, point, n: cost.job_seconds("exp1", settings, point, n),
             data_mb=lambda settings, point, n: cost.job_data_mb("exp1", settings, point, n),
         ),
@@ -80,7 +102,8 @@ PAPER = Paper(
             run=f"{RUNS}:exp2_job",
             outputs={"runs": "", "audit": ".audit"},
             tables=f"{TABLES}:exp2_tables",
-            table_files=(Table("fig4.csv"), Table("fig4_runs.parquet"), Table("fig4_audit.parquet")),
+            # the reference keeps every 4th recorded round of the per-run curves (every 20,000 at the paper's rec_every)
+            table_files=(Table("fig4.csv"), Table("fig4_runs.parquet", thin=4), Table("fig4_audit.parquet")),
             cost=lambda settings, point, n: cost.job_seconds("exp2", settings, point, n),
             data_mb=lambda settings, point, n: cost.job_data_mb("exp2", settings, point, n),
         ),
