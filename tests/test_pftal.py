@@ -101,7 +101,11 @@ def test_update_is_the_argmin_of_the_paper_and_the_lazy_projection():
             if t in (1, 7, T):
                 res = optimize.minimize(obj, np.zeros(p), method="SLSQP", constraints=[{"type": "ineq", "fun": lambda u: 1 - u @ u}],
                                         options={"ftol": 1e-14, "maxiter": 500})
-                assert obj(w[t]) <= res.fun + 1e-8 and np.linalg.norm(res.x - w[t]) < 1e-5
+                # SLSQP may stop a hair outside the ball (by its constraint tolerance), where the objective
+                # is lower than anywhere inside (how far depends on the BLAS kernel it runs on): compare
+                # with its point brought back into C, which no feasible point can beat the argmin at.
+                inside = res.x / max(1.0, float(np.linalg.norm(res.x)))
+                assert obj(w[t]) <= obj(inside) + 1e-8 and np.linalg.norm(res.x - w[t]) < 1e-5
             if s.regularised:
                 noise = tree.noise()
                 lazy = project_ball((-(np.sum(grads, axis=0) + noise) / (s.H * t))[None], 1.0)[0]
