@@ -66,6 +66,11 @@ PAPER = Paper(
     spec="shared/specs/private-linear-bandits.md",
     short="Shariff & Sheffet 2018",
     scale_label=scale_label,
+    # Decisions and regrets are bit for bit the same with numba compiled for a generic x86-64 and OpenBLAS's
+    # Prescott kernels; two diagnostics go through LAPACK/BLAS and move by a few units in the last place there
+    # (up to 8 seen): the eigenvalues of the Exp. 2 audit rows (LAPACK is accurate to a few n·ε·‖H‖ whatever
+    # its kernel) and the normalised arms of Figure 1's decision set.
+    verify_ulps=64,
     experiments=(
         Experiment(
             name="fig1",
