@@ -128,6 +128,21 @@ def test_the_references_fit_the_size_budget():
 # ----------------------------------------------------------------------------- the workflow's rules
 
 
+@needs_subset
+def test_the_committed_references_plan_their_claims_figures_and_verify(tmp_path):
+    """With the committed references, a dry run plans each paper's claims on its reference, every figure
+    drawn from it beside the run's own, and verify (the labels hold braces: no wildcard may be read in them)."""
+    from workflow_runs import planned_jobs
+
+    work = copy_workflow(tmp_path / "wf", reference=True)
+    jobs = planned_jobs(snakemake(work, "-n", *data_config()))
+    for folder in REFERENCES:
+        assert jobs.get(f"{folder.name}_claims_reference") == 1, folder.name
+        paper = papers()[folder.name]
+        assert all(jobs.get(f"{folder.name}_{f.id}_plot_reference") == 1 for f in paper.figures), folder.name
+    assert "verify_shariff2018" in planned_jobs(snakemake(work, "-n", "verify", *data_config()))
+
+
 @pytest.mark.slow
 @needs_subset
 def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fails(tmp_path):

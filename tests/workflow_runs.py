@@ -83,9 +83,10 @@ def assert_same_results(got: dict[str, Path], expected: dict[str, Path]) -> None
 needs_subset = pytest.mark.skipif(not SUBSET.exists(), reason=f"shared data subset not found at {SUBSET}")
 
 
-def copy_workflow(dest: Path, *, toy: bool = False) -> Path:
+def copy_workflow(dest: Path, *, toy: bool = False, reference: bool = False) -> Path:
     """A copy of the workflow sources (no results) in which Snakemake can run undisturbed; with
-    ``toy``, the toy paper of ``tests/toy_paper`` added to it (:func:`add_toy_paper`).
+    ``toy``, the toy paper of ``tests/toy_paper`` added to it (:func:`add_toy_paper`); with ``reference``, the
+    committed reference results.
 
     The ``__pycache__`` folders go along, with their times (``copy2``): the bytecode (keyed by the
     source's modification time and size) and the numba kernels that the unit tests compiled (keyed by
@@ -99,6 +100,8 @@ def copy_workflow(dest: Path, *, toy: bool = False) -> Path:
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("*.egg-info"))
         else:
             shutil.copy2(src, dest / name)
+    if reference:  # the committed reference results (the workflow tests leave them out: they add jobs)
+        shutil.copytree(REPO / "reference", dest / "reference")
     if toy:
         add_toy_paper(dest)
     return dest

@@ -291,6 +291,13 @@ def reference_manifest(paper):
     return _MANIFESTS[paper.key]
 
 
+def reference_scale_param(paper):
+    """The scale stamp of a reference figure (a function: a label may hold braces, as "d ∈ {4, 5}", which a
+    params string would take for wildcards)."""
+    label = f"reference: {reference_manifest(paper)['label']}"
+    return lambda wc: label
+
+
 def reference_table(paper, stem):
     return f"{reference_folder(paper)}/tables/{paper.table_owner(stem)[1].file}"
 

@@ -74,7 +74,7 @@ for _paper in PAPERS.values():
                     png=reference_figure_files(_paper, _fig)["png"],
                 params:
                     **_fig.params(_ref_section),
-                    scale=f"reference: {reference_manifest(_paper)['label']}",
+                    scale=reference_scale_param(_paper),
                     notebook=f"{_paper.key}_{_fig.id}",
                     manifest=reference_manifest_digest(_paper),
                 conda:
