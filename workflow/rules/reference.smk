@@ -2,6 +2,7 @@
 # committed under reference/<paper>/, and what the pipeline does with them.
 #   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand)
 #   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
+#   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config)   (in `all`)
 #   verify_<paper>, verify     recompute the run jobs the reference sampled, compare row by row  (on demand)
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
 # rewrites the committed reference: only `snakemake reference_<paper>` does.
