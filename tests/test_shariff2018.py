@@ -462,3 +462,14 @@ def test_findings_say_that_few_runs_decide_nothing_and_list_the_undecided_claims
 
 def test_findings_without_tables_or_claims_are_empty():
     assert claims.findings({}, None, SETTINGS) == []
+
+
+def test_an_undecided_claim_at_the_papers_runs_asks_for_more_runs_or_the_horizon_not_for_30():
+    """At the paper's 30 runs an interval that straddles the threshold needs more runs or the full horizon
+    (prefix runs), not the '≈ 30 runs' it already has; below 30 runs it asks for the paper's 30."""
+    from privopt.experiments.shariff2018.claims import _judge
+
+    holds, needs, _ = _judge(False, False, 30, tested=True, unit="(variant, Δ)", undecided="the interval contains 0")
+    assert holds is None and "more than the paper's 30 runs per (variant, Δ)" in needs and "horizon" in needs
+    holds, needs, _ = _judge(False, False, 12, tested=True, unit="(variant, Δ)", undecided="the interval contains 0")
+    assert holds is None and "≈ 30 runs per (variant, Δ) as the paper ran" in needs

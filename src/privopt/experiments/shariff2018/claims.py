@@ -143,7 +143,9 @@ def _judge(supports: bool, contradicts: bool, runs_min: int, *, tested: bool, un
     all); ``contradicts`` is only believed with ≥ MIN_SEEDS runs per point (an interval from fewer is not
     one).  ``unit`` names a point ("(variant, Δ)"); ``undecided`` says what is undecided when the data
     straddle the threshold; ``paper_runs`` the paper's runs per point."""
-    more = f"≈ {paper_runs} runs per {unit} as the paper ran; at least {MIN_SEEDS} for any interval"
+    more = (f"≈ {paper_runs} runs per {unit} as the paper ran; at least {MIN_SEEDS} for any interval"
+            if runs_min < paper_runs else
+            f"more than the paper's {paper_runs} runs per {unit}, or the paper's horizon where these are prefix runs")
     if runs_min < MIN_SEEDS:
         note = f"{runs_min} runs per {unit}: too few for a standard error (≥ {MIN_SEEDS})"
         if tested:
