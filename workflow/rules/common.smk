@@ -292,9 +292,10 @@ def reference_manifest(paper):
 
 
 def reference_scale_param(paper):
-    """The scale stamp of a reference figure (a function: a label may hold braces, as "d ∈ {4, 5}", which a
-    params string would take for wildcards)."""
-    label = f"reference: {reference_manifest(paper)['label']}"
+    """The scale stamp of a reference figure: the reference's scale name, short enough for a figure title
+    (the whole label stands beside the figure in the report).  A function, so that no brace of a name is
+    ever read as a wildcard."""
+    label = f"reference: {reference_manifest(paper)['scale']} scale"
     return lambda wc: label
 
 
