@@ -25,7 +25,7 @@ from typing import Any
 from privopt.seeding import _canonical
 
 __all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest", "file_sha256",
-           "TableChanged", "verify_record", "write_check_stamp"]
+           "first_changed", "TableChanged", "verify_record", "write_check_stamp"]
 
 #: Distributions whose versions can change the numbers in a table or a figure.
 PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "numba", "llvmlite", "snakemake", "matplotlib", "seaborn")
@@ -137,6 +137,19 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+def first_changed(digests: dict[str, str], root: str | os.PathLike[str] = ".") -> tuple[str, str | None] | None:
+    """The first ``(path, sha256 found or None when missing)`` among ``digests`` (path relative to ``root`` →
+    sha256 recorded) whose file differs from its record; None when every file is as recorded."""
+    for rel, expected in digests.items():
+        path = Path(root) / rel
+        if not path.is_file():
+            return rel, None
+        got = file_sha256(path)
+        if got != expected:
+            return rel, got
+    return None
+
+
 class TableChanged(ValueError):
     """A table's bytes differ from the sha256 its provenance record holds: it was changed after the
     pipeline wrote it (by hand, or by another program)."""
@@ -155,14 +168,14 @@ def verify_record(record_path: str | os.PathLike[str], regenerate: str = "") -> 
     if not isinstance(digests, dict) or set(digests) != set(record.get("tables", [])):
         raise TableChanged(f"{record_path}: the provenance record holds no sha256 of its tables (written by an "
                            f"older version of the pipeline){how}")
-    for table, expected in digests.items():
-        if not Path(table).is_file():
+    changed = first_changed(digests)
+    if changed:
+        table, got = changed
+        if got is None:
             raise TableChanged(f"{table}: missing, though {record_path} records it{how}")
-        got = file_sha256(table)
-        if got != expected:
-            raise TableChanged(f"{table}: its sha256 {got[:16]}… is not the {expected[:16]}… that {record_path} "
-                               f"recorded when the pipeline wrote it: the table was changed by hand (or another "
-                               f"program) since{how}")
+        raise TableChanged(f"{table}: its sha256 {got[:16]}… is not the {digests[table][:16]}… that {record_path} "
+                           f"recorded when the pipeline wrote it: the table was changed by hand (or another "
+                           f"program) since{how}")
     return record
 
 

@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from privopt.experiments.protocol import Paper, RunJob, point_path
-from privopt.provenance import file_sha256
+from privopt.provenance import file_sha256, first_changed
 
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "read_manifest", "reference_tables",
            "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows", "changed_modules",
@@ -80,15 +80,15 @@ def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     folder = Path(folder)
     manifest = read_manifest(folder)
     listed = manifest.get("files", {})
-    for rel, expected in listed.items():
+    changed = first_changed(listed, folder)
+    if changed:
+        rel, got = changed
         path = folder / rel
-        if not path.is_file():
+        if got is None:
             raise ReferenceError(f"{path}: listed in {folder / 'manifest.json'} but missing")
-        got = file_sha256(path)
-        if got != expected:
-            raise ReferenceError(f"{path}: sha256 {got[:16]}… differs from the {expected[:16]}… in "
-                                 f"{folder / 'manifest.json'}: the reference was changed after it was written "
-                                 f"(restore it with `git checkout -- {path}` or write a new reference)")
+        raise ReferenceError(f"{path}: sha256 {got[:16]}… differs from the {listed[rel][:16]}… in "
+                             f"{folder / 'manifest.json'}: the reference was changed after it was written "
+                             f"(restore it with `git checkout -- {path}` or write a new reference)")
     extra = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()
                    and p.name != "manifest.json" and str(p.relative_to(folder)) not in listed)
     if extra:
