@@ -16,7 +16,7 @@ min_version("9.0")
 
 # A YAML syntax error in it is reported with the file and line (Snakemake's own message names neither).
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
-from privopt.experiments.config import read_config_file
+from privopt.pipeline.config import read_config_file
 
 read_config_file("config/config.yaml")
 

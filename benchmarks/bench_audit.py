@@ -33,8 +33,8 @@ def _rate(a, variant: str, n: int) -> float:
 
 def every_audit() -> list:
     """The catalogue's audits and every registered paper's declared audits, each name once."""
-    from privopt.experiments.protocol import resolve
-    from privopt.experiments.registry import papers
+    from privopt.pipeline.protocol import resolve
+    from privopt.pipeline.registry import papers
 
     seen, out = set(), []
     for a in catalogue.all_audits():

@@ -34,7 +34,7 @@ same draws as the prefilter kernel makes them + float32 product).  ``--large-d-k
 "onthefly"), which is how :data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen
 (:data:`~privopt.bandits.episodes.PREFILTER_MIN_D` from ``--cost-table --cost-kernel batched`` / ``prefilter``).
 
-``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.experiments.cost`):
+``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.pipeline.cost`):
 NonPrivate at ``--cost-dims`` and the three private variants at ``--cost-private-dims``, each with
 the kernel the pipeline uses (``kernel="auto"``: batched from d = 12), median of ``--repeats`` runs
 of about 0.3 s each, and prints the rows as Python literals to paste into the model's tables.

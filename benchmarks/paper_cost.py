@@ -5,7 +5,7 @@ Snakefile's ``configfile:``, then each FILE over it key by key, then the schema'
 per figure the number of run jobs, the predicted minutes of one job (min / median / max), the
 ``runtime`` the jobs ask SLURM for (min / max) and the total core-hours (computation plus each job's
 start-up), as a markdown table, followed by the measured constants the models use
-(``privopt.experiments.cost``, ``privopt.experiments.shariff2018.cost``,
+(``privopt.pipeline.cost``, ``privopt.experiments.shariff2018.cost``,
 ``privopt.experiments.chaturvedi2021.cost``).  Only the run jobs are counted: the other rules are
 local and take seconds to minutes (README "Runtimes").
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import yaml
 
-from privopt.experiments import cost as run_cost
-from privopt.experiments.config import load_config as load
-from privopt.experiments.registry import papers
+from privopt.pipeline import cost as run_cost
+from privopt.pipeline.config import load_config as load
+from privopt.pipeline.registry import papers
 
 REPO = Path(__file__).resolve().parents[1]
 BASE = REPO / "config" / "config.yaml"
@@ -36,7 +36,7 @@ SCHEMAS = REPO / "workflow" / "schemas"
 
 def load_config(files: list[Path]) -> dict:
     """The config Snakemake would use: config/config.yaml, each file over it, the schemas' defaults
-    (privopt.experiments.config.load_config: errors name the paper, the key and the file)."""
+    (privopt.pipeline.config.load_config: errors name the paper, the key and the file)."""
     return load([Path(f) for f in files], base=BASE, schemas=SCHEMAS)
 
 
@@ -74,7 +74,7 @@ def figure_rows(config: dict) -> list[dict]:
 
 
 def slurm_layout(config: dict, profile: Path) -> list[dict]:
-    """SLURM jobs per cluster job group (``privopt.experiments.cost.cluster_group``) under a profile's
+    """SLURM jobs per cluster job group (``privopt.pipeline.cost.cluster_group``) under a profile's
     ``group-components``: a grouped SLURM job runs its jobs one after another on one core
     (``cores: 1``), so its minutes and its time limit are the sums over its jobs.  Snakemake fills
     groups in DAG order; here consecutive jobs in the workflow's order."""

@@ -3,8 +3,8 @@
 import logging
 
 from privopt.audit import run_audits
-from privopt.experiments.protocol import resolve
-from privopt.experiments.registry import paper
+from privopt.pipeline.protocol import resolve
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv
 
 log_to_file(snakemake.log[0])

@@ -1,7 +1,7 @@
 """Snakemake entry: a paper's claims, checked against its regenerated tables."""
 
-from privopt.experiments.claims import claims_frame
-from privopt.experiments.registry import paper
+from privopt.pipeline.claims import claims_frame
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, read_table, write_csv
 
 log_to_file(snakemake.log[0])

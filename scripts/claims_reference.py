@@ -2,9 +2,9 @@
 
 import json
 
-from privopt.experiments.claims import claims_frame
-from privopt.experiments.reference import changed_modules, check_manifest, reference_tables
-from privopt.experiments.registry import paper
+from privopt.pipeline.claims import claims_frame
+from privopt.pipeline.reference import changed_modules, check_manifest, reference_tables
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv, write_json
 
 log_to_file(snakemake.log[0])

@@ -1,8 +1,8 @@
-"""Snakemake entry: build one instance of a paper (privopt.experiments.protocol.Instance)."""
+"""Snakemake entry: build one instance of a paper (privopt.pipeline.protocol.Instance)."""
 
 import logging
 
-from privopt.experiments.registry import paper
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_output
 
 log_to_file(snakemake.log[0])

@@ -1,14 +1,14 @@
-"""Snakemake entry: write reference/<paper>/ from this scale's finished tables (privopt.experiments.reference)."""
+"""Snakemake entry: write reference/<paper>/ from this scale's finished tables (privopt.pipeline.reference)."""
 
 import json
 import logging
 from pathlib import Path
 
-from privopt.experiments.reference import choose_verify_jobs, cpu_model, describe_scale, run_seconds, write_reference
-from privopt.experiments.protocol import point_path
-from privopt.experiments.registry import paper
+from privopt.pipeline.reference import choose_verify_jobs, cpu_model, describe_scale, run_seconds, write_reference
+from privopt.pipeline.protocol import point_path
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
-from privopt.provenance import environment, git_state, verify_record
+from privopt.pipeline.provenance import environment, git_state, verify_record
 
 log_to_file(snakemake.log[0])
 p = snakemake.params

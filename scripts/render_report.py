@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from privopt.io import log_to_file
-from privopt.report import compute_findings, render_report
+from privopt.pipeline.report import compute_findings, render_report
 
 log_to_file(snakemake.log[0])
 p = snakemake.params

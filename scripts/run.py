@@ -1,10 +1,10 @@
-"""Snakemake entry: one run job, a parameter point × a block of seeds (privopt.experiments.protocol.Experiment)."""
+"""Snakemake entry: one run job, a parameter point × a block of seeds (privopt.pipeline.protocol.Experiment)."""
 
 import logging
 import time
 from pathlib import Path
 
-from privopt.experiments.registry import paper
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_table
 
 log_to_file(snakemake.log[0])

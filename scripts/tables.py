@@ -2,9 +2,9 @@
 
 import logging
 
-from privopt.experiments.registry import paper
+from privopt.pipeline.registry import paper
 from privopt.io import concat_tables, log_to_file, write_json, write_table
-from privopt.provenance import config_digest, environment, file_sha256
+from privopt.pipeline.provenance import config_digest, environment, file_sha256
 
 log_to_file(snakemake.log[0])
 p = snakemake.params

@@ -5,8 +5,8 @@ import tempfile
 
 import pandas as pd
 
-from privopt.experiments.reference import verify_jobs
-from privopt.experiments.registry import paper
+from privopt.pipeline.reference import verify_jobs
+from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv
 
 log_to_file(snakemake.log[0])

@@ -330,12 +330,12 @@ def test_samples_for():
 
 
 def test_report_audit_rows_show_tightness_and_both_bugs(tmp_path):
-    """The report's audit table (privopt.report.audit_rows, paper/report.html.j2): one row per audit with
+    """The report's audit table (privopt.pipeline.report.audit_rows, paper/report.html.j2): one row per audit with
     the blatant bug's text, the subtle bug's bound and result, and the tightness; a tight audit that misses
     its subtle bug is not ok, a diluted one that misses it is (its row says why)."""
     from pathlib import Path
 
-    from privopt.report import audit_rows, render_report
+    from privopt.pipeline.report import audit_rows, render_report
 
     tight = audit.run_audits([a for a in catalogue.all_audits() if a.name == "exp_mech_numba"], {"*": 20_000}, 0)
     loose = audit.run_audits([a for a in catalogue.all_audits() if a.name == "pcg_swap_exact_F"], {"*": 200}, 0)

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy.optimize import linprog
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
                                          run_submod, submod_bandit_numpy, submod_full_numpy)
@@ -470,7 +470,7 @@ def _claim_verdicts(tbls):
 
 def test_every_claim_reproduced_on_tables_shaped_as_predicted():
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    from privopt.experiments.claims import REPRODUCED
+    from privopt.pipeline.claims import REPRODUCED
     v = _claim_verdicts(_claim_tables(rel=0.05))
     assert set(v) == set(rc_claims.CLAIMS.ids)
     assert all(x == {REPRODUCED} for x in v.values()), v
@@ -510,7 +510,7 @@ BREAKS = [
     ("P1.b", _set("privacy", "result", lambda d: ["pass", "missed", "pass", "caught"])),
 ])
 def test_each_claim_can_fail(claim, breaks):
-    from privopt.experiments.claims import NOT_REPRODUCED
+    from privopt.pipeline.claims import NOT_REPRODUCED
     tbls = _claim_tables(10, rel=0.01)  # 10 seeds, tight intervals: the data contradict the claim
     breaks(tbls)
     _sem_follows_mean(tbls, 0.01)
@@ -520,7 +520,7 @@ def test_each_claim_can_fail(claim, breaks):
 @pytest.mark.parametrize("claim, breaks", BREAKS)
 def test_a_missed_threshold_from_three_seeds_is_inconclusive(claim, breaks):
     """Standard errors from 2–3 seeds decide nothing: the same break is inconclusive, needing 10 seeds."""
-    from privopt.experiments.claims import INCONCLUSIVE
+    from privopt.pipeline.claims import INCONCLUSIVE
     tbls = _claim_tables(3, rel=0.01)
     breaks(tbls)
     _sem_follows_mean(tbls, 0.01)
@@ -532,7 +532,7 @@ def test_a_missed_threshold_from_three_seeds_is_inconclusive(claim, breaks):
 @pytest.mark.parametrize("claim, breaks", BREAKS)
 def test_a_missed_threshold_within_the_interval_is_inconclusive(claim, breaks):
     """10 seeds but an interval that reaches back over the threshold: inconclusive, saying how many seeds would do."""
-    from privopt.experiments.claims import INCONCLUSIVE
+    from privopt.pipeline.claims import INCONCLUSIVE
     tbls = _claim_tables(10)
     breaks(tbls)
     _sem_follows_mean(tbls, 3.0)
@@ -543,7 +543,7 @@ def test_a_missed_threshold_within_the_interval_is_inconclusive(claim, breaks):
 
 def test_claims_inconclusive_when_what_ran_lacks_their_points():
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    from privopt.experiments.claims import INCONCLUSIVE
+    from privopt.pipeline.claims import INCONCLUSIVE
     tbls = _claim_tables()
     tbls["rc1a"] = tbls["rc1a"][tbls["rc1a"]["T"] == 65536]  # no T_max/16, one horizon
     tbls["rc1b"] = tbls["rc1b"][tbls["rc1b"]["T"] != 4096]  # no 2^12
@@ -566,7 +566,7 @@ def test_rc1a_is_never_decided_on_a_window_other_than_the_spec_one():
     """T_max = 2^14 leaves one horizon in [2^14, T_max]: inconclusive, even where the slope and the ratio miss
     (fitting [2^10, 2^14] instead, as the quick scale once did, would have said 'not reproduced')."""
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    from privopt.experiments.claims import INCONCLUSIVE
+    from privopt.pipeline.claims import INCONCLUSIVE
     for rel, mean in ((0.0, None), (0.01, lambda d: np.where(np.isinf(d["eps"]), 1.0, d["T"] ** 0.9))):
         tbls = _claim_tables(10, rel=rel)
         if mean is not None:
@@ -580,7 +580,7 @@ def test_rc1a_is_never_decided_on_a_window_other_than_the_spec_one():
 
 
 def test_rc2_rc3_need_the_figures_ranges():
-    from privopt.experiments.claims import INCONCLUSIVE
+    from privopt.pipeline.claims import INCONCLUSIVE
     tbls = _claim_tables()
     tbls["rc2a"] = tbls["rc2a"][tbls["rc2a"]["n"] <= 16]  # stops short of n = 64
     tbls["rc3b"] = tbls["rc3b"][tbls["rc3b"]["eps"] >= 10]  # starts above ε = 3
@@ -607,7 +607,7 @@ def _u2_runs(seeds, bias_small, rng):
 
 def test_u2_uses_each_configurations_own_sem_from_ten_seeds():
     from privopt.experiments.cardoso2019 import claims as rc_claims
-    from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+    from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
     rng = np.random.default_rng(0)
     runs = _u2_runs(10, 1.2, rng)  # 1.2 of its own s.e.: within; pooled with ε = ∞'s small variance it would be ≈ 2.4
     z = rc_claims.u2_zscores(runs)

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from privopt.experiments.chaturvedi2021 import claims, instances, runs
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from privopt.experiments.protocol import ConfigError
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.protocol import ConfigError
 from privopt.mechanisms import accounting
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from privopt.experiments.chaturvedi2021 import claims as ch
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 from privopt.experiments.shariff2018 import claims as sh
 from privopt.experiments.shariff2018 import runs
 from privopt.mechanisms import accounting

@@ -1,4 +1,4 @@
-"""The claims toolkit (privopt.experiments.claims) and the shared statistics (privopt.experiments.stats)."""
+"""The claims toolkit (privopt.pipeline.claims) and the shared statistics (privopt.pipeline.stats)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from privopt.experiments import stats
-from privopt.experiments.claims import (
+from privopt.pipeline import stats
+from privopt.pipeline.claims import (
     COLUMNS,
     NOT_EVALUATED,
     NOT_REPRODUCED,
@@ -289,7 +289,7 @@ def test_weighted_change_exact_on_a_line():
 
 
 def test_three_verdicts_and_the_needs_column():
-    from privopt.experiments.claims import INCONCLUSIVE, Inconclusive, VERDICTS
+    from privopt.pipeline.claims import INCONCLUSIVE, Inconclusive, VERDICTS
 
     assert VERDICTS == (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE) and NOT_EVALUATED == INCONCLUSIVE
     cs = ClaimSet("toy")
@@ -322,13 +322,13 @@ def test_three_verdicts_and_the_needs_column():
     (0.9, 0.8, 0.95, ">=", 1.0, False),
 ])
 def test_against_is_the_three_way_rule(estimate, lo, hi, op, threshold, expected):
-    from privopt.experiments.claims import against
+    from privopt.pipeline.claims import against
 
     assert against(estimate, lo, hi, op, threshold) is expected
 
 
 def test_against_refuses_nonsense():
-    from privopt.experiments.claims import Inconclusive, against, decide
+    from privopt.pipeline.claims import Inconclusive, against, decide
 
     with pytest.raises(ValueError, match="outside its interval"):
         against(1.0, 0.0, 0.5, "<", 2.0)
@@ -339,7 +339,7 @@ def test_against_refuses_nonsense():
 
 
 def test_require_seeds_and_range():
-    from privopt.experiments.claims import MIN_SEEDS, Inconclusive, require_range, require_seeds
+    from privopt.pipeline.claims import MIN_SEEDS, Inconclusive, require_range, require_seeds
 
     require_seeds(MIN_SEEDS)
     with pytest.raises(Inconclusive, match="from 3 seeds per point decides nothing") as why:

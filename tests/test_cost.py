@@ -1,4 +1,4 @@
-"""Run-job cost models (privopt.experiments.cost and the per-paper cost modules) and the SLURM
+"""Run-job cost models (privopt.pipeline.cost and the per-paper cost modules) and the SLURM
 resources and job groups the run rules take from them (workflow/rules/common.smk), for every run job
 of the smoke, quick and paper configurations."""
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from privopt.experiments import cost as run_cost
+from privopt.pipeline import cost as run_cost
 from privopt.experiments.chaturvedi2021 import cost as ch_cost
-from privopt.experiments.protocol import settings_key
-from privopt.experiments.registry import papers
+from privopt.pipeline.protocol import settings_key
+from privopt.pipeline.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
 from workflow_runs import copy_workflow, data_config, load_config, needs_subset, snakemake

@@ -19,7 +19,7 @@ from privopt.bandits import (
 from privopt.bandits.episodes import lockstep_eligible, run_lockstep
 from privopt.bandits.kernels import TIE_RTOL
 from privopt.bandits.lockstep import _first_max, _first_max_running
-from privopt.experiments.registry import paper
+from privopt.pipeline.registry import paper
 from privopt.experiments.shariff2018 import runs
 from privopt.seeding import seed_sequence
 from workflow_runs import TIMING, load_config

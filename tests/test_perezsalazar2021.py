@@ -11,11 +11,11 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from privopt.experiments.claims import INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.claims import INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.perezsalazar2021 import claims as pc
 from privopt.experiments.perezsalazar2021 import runs, syn, tables
 from privopt.experiments.perezsalazar2021.paper import PAPER
-from privopt.experiments.protocol import ConfigError
+from privopt.pipeline.protocol import ConfigError
 from privopt.online.coverage_offline import exact_opt, uniform_value
 from workflow_runs import REPO, SUBSET, SUBSET_SHA256, copy_workflow, needs_subset, snakemake
 

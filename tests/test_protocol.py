@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privopt.experiments import codedigest
-from privopt.experiments.protocol import (
+from privopt import codedigest
+from privopt.pipeline.protocol import (
     Claims,
     ConfigError,
     Experiment,
@@ -22,7 +22,7 @@ from privopt.experiments.protocol import (
     seed_blocks,
     seeds_of,
 )
-from privopt.experiments.registry import papers
+from privopt.pipeline.registry import papers
 from privopt.io import concat_tables, write_table
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -30,8 +30,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 def _experiment(**change):
     base = dict(name="e", label="E", points=lambda s: [{"x": v} for v in s["xs"]], settings=lambda s, p: {"k": s["k"]},
-                seeds=lambda s: (s["runs"], s["per_job"]), run="privopt.experiments.summary:summarise",
-                tables="privopt.experiments.summary:summarise", table_files=(Table("t.csv"), Table("t_runs.parquet")))
+                seeds=lambda s: (s["runs"], s["per_job"]), run="privopt.pipeline.summary:summarise",
+                tables="privopt.pipeline.summary:summarise", table_files=(Table("t.csv"), Table("t_runs.parquet")))
     return Experiment(**{**base, **change})
 
 
@@ -91,7 +91,7 @@ def test_run_jobs_and_paths_follow_the_config():
 
 
 def test_every_result_lies_in_its_scale_namespace_and_runs_under_their_settings():
-    from privopt.experiments.protocol import logs_root, results_root, settings_key
+    from privopt.pipeline.protocol import logs_root, results_root, settings_key
 
     paper = _paper()
     quick, full = results_root("quick"), results_root("paper")
@@ -131,8 +131,8 @@ def test_inconsistent_declarations_are_refused(change, message):
 
 
 def test_an_experiment_must_return_exactly_what_it_declares(monkeypatch):
-    exp = _experiment(run="privopt.experiments.summary:summarise")
-    import privopt.experiments.summary as summary
+    exp = _experiment(run="privopt.pipeline.summary:summarise")
+    import privopt.pipeline.summary as summary
 
     monkeypatch.setattr(summary, "summarise", lambda *a: {"runs": pd.DataFrame(), "extra": pd.DataFrame()})
     with pytest.raises(ValueError, match="returned"):
@@ -184,7 +184,7 @@ def test_declaring_a_paper_imports_no_algorithm():
     import subprocess
     import sys
 
-    code = ("import sys; from privopt.experiments.registry import papers; papers(); "
+    code = ("import sys; from privopt.pipeline.registry import papers; papers(); "
             "print(sorted(m for m in ('numba', 'scipy', 'pandas', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=SRC.parent)
     assert out.stdout.strip() == "[]"
@@ -217,9 +217,9 @@ def test_the_closure_follows_imports_transitively_with_parent_packages():
 
 
 def test_relative_imports_are_followed(library):
-    (library / "privopt" / "experiments" / "rel.py").write_text("from .summary import summarise\nfrom . import cost\n")
-    mods = codedigest.closure(["privopt.experiments.rel"], library)
-    assert {"privopt.experiments.summary", "privopt.experiments.cost"} <= set(mods)
+    (library / "privopt" / "pipeline" / "rel.py").write_text("from .summary import summarise\nfrom . import cost\n")
+    mods = codedigest.closure(["privopt.pipeline.rel"], library)
+    assert {"privopt.pipeline.summary", "privopt.pipeline.cost"} <= set(mods)
 
 
 def test_the_digest_changes_with_code_and_not_with_comments_or_docstrings(library):

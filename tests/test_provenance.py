@@ -1,4 +1,4 @@
-"""privopt.provenance: versions, git state of the checkout, config digests."""
+"""privopt.pipeline.provenance: versions, git state of the checkout, config digests."""
 
 import json
 import shutil
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import privopt
-from privopt import provenance
+from privopt.pipeline import provenance
 
 PRIVOPT_DIR = Path(privopt.__file__).resolve().parent
 GIT = shutil.which("git")

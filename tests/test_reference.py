@@ -1,4 +1,4 @@
-"""Reference results (privopt.experiments.reference): the manifest check, the row comparison of verify,
+"""Reference results (privopt.pipeline.reference): the manifest check, the row comparison of verify,
 the reproducible choice of verify jobs, the size budget, and the workflow's reference_/verify_ rules on the
 toy paper; plus a check of every committed reference folder."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privopt.experiments.protocol import Claims, Experiment, Paper, Table
-from privopt.experiments.reference import (
+from privopt.pipeline.protocol import Claims, Experiment, Paper, Table
+from privopt.pipeline.reference import (
     MAX_BYTES,
     ReferenceError,
     check_manifest,
@@ -20,7 +20,7 @@ from privopt.experiments.reference import (
     compare_rows,
     write_reference,
 )
-from privopt.experiments.registry import papers
+from privopt.pipeline.registry import papers
 from privopt.io import write_parquet
 from workflow_runs import REPO, copy_workflow, data_config, needs_subset, snakemake
 
@@ -66,7 +66,7 @@ def test_a_written_reference_passes_its_check_and_every_change_is_named(tmp_path
 def test_a_reference_over_the_size_budget_is_refused_and_the_old_one_kept(tmp_path, monkeypatch):
     folder = _write(tmp_path)
     before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    monkeypatch.setattr("privopt.experiments.reference.MAX_BYTES", 100)
+    monkeypatch.setattr("privopt.pipeline.reference.MAX_BYTES", 100)
     with pytest.raises(ReferenceError, match="exceed the reference budget"):
         _write(tmp_path, rows=50)
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
@@ -164,7 +164,7 @@ def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fai
     column = next(c for c in run.columns if run[c].dtype.kind == "f" and c != "wall_s")
     run.loc[0, column] += 1.0
     write_parquet(run, folder / rel)
-    from privopt.provenance import file_sha256
+    from privopt.pipeline.provenance import file_sha256
 
     manifest_file = folder / "manifest.json"
     data = json.loads(manifest_file.read_text())

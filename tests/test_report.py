@@ -1,4 +1,4 @@
-"""privopt.report: the summary, the findings, the per-figure settings and claims, the provenance (no browser)."""
+"""privopt.pipeline.report: the summary, the findings, the per-figure settings and claims, the provenance (no browser)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from privopt.experiments.protocol import Claims, Experiment, Figure, Finding, Paper, Table
-from privopt.report import figure_settings, flatten_settings, render_report, summary_rows, verdict_findings
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.protocol import Claims, Experiment, Figure, Finding, Paper, Table
+from privopt.pipeline.report import figure_settings, flatten_settings, render_report, summary_rows, verdict_findings
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "paper" / "report.html.j2"
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -125,7 +125,7 @@ def test_provenance_lists_commit_packages_digests_date_scale_and_data(rendered):
 
 
 def test_each_claim_row_carries_the_reference_verdict_of_the_same_row():
-    from privopt.report import attach_reference
+    from privopt.pipeline.report import attach_reference
 
     mine = _claims(CLAIMS).to_dict("records")
     ref = _claims(CLAIMS).assign(verdict=NOT_REPRODUCED, measured="ref")
@@ -145,7 +145,7 @@ def test_each_claim_row_carries_the_reference_verdict_of_the_same_row():
     ("theory", [REPRODUCED, NOT_REPRODUCED, REPRODUCED], "Theorems illustrated: 2 of 3 predictions hold at the reference scale; not reproduced: C2."),
 ])
 def test_the_first_screen_line_says_what_the_reference_shows(kind, verdicts, expected):
-    from privopt.report import glance_row
+    from privopt.pipeline.report import glance_row
 
     ref = pd.DataFrame({"claim": [f"C{i + 1}" for i in range(len(verdicts))], "verdict": verdicts})
     mine = ref.assign(verdict=INCONCLUSIVE)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
 from privopt.experiments.shariff2018 import tables as aggregation
 
@@ -426,7 +426,7 @@ def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
 
 
 def _claims_table(tables, s=SETTINGS) -> pd.DataFrame:
-    from privopt.experiments.claims import claims_frame
+    from privopt.pipeline.claims import claims_frame
     return claims_frame(claims.evaluate(tables, s), "test")
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from privopt.experiments import cost as run_cost
+from privopt.pipeline import cost as run_cost
 from test_cost import job_resources
 from workflow_runs import (REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config, load_config,
                            of_papers, planned_jobs, result_files, snakemake, table_targets)

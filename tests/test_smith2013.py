@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from privopt.experiments.protocol import ConfigError
-from privopt.experiments.registry import paper
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.protocol import ConfigError
+from privopt.pipeline.registry import paper
 from privopt.experiments.smith2013 import claims as claims_mod
 from privopt.experiments.smith2013 import privacy, runs, streams, tables
 from privopt.experiments.smith2013.instances import disk_coordinates
@@ -276,7 +276,7 @@ def test_a_contradicted_part_outweighs_an_undecided_one():
 
 
 def test_judge_and_slope_interval():
-    from privopt.experiments.parts import judge, loglog_fit
+    from privopt.pipeline.parts import judge, loglog_fit
     assert judge("x", 0.4, 1.0, 3, hi=0.5).holds is True
     assert judge("x", 0.6, 0.01, 10, hi=0.5).holds is False
     part = judge("x", 0.6, 0.1, 10, hi=0.5)  # 95 % interval 0.40 … 0.80 reaches 0.5

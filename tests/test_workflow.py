@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privopt.provenance import file_sha256
+from privopt.pipeline.provenance import file_sha256
 from workflow_runs import (
     REPO,
     SCHEDULING_PAPERS,
@@ -483,7 +483,7 @@ def test_every_schema_key_has_a_description_and_a_default(schema):
 
 
 def test_every_registered_paper_has_a_schema_and_its_captions():
-    from privopt.experiments.registry import papers
+    from privopt.pipeline.registry import papers
 
     for key, paper in papers().items():
         assert (REPO / "workflow/schemas" / f"{key}.schema.yaml").is_file(), key
@@ -496,7 +496,7 @@ def test_every_registered_paper_has_a_schema_and_its_captions():
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml",
                                   "paper.yaml+shariff-reference.yaml"])
 def test_shipped_config_files_validate(name):
-    from privopt.experiments.registry import papers
+    from privopt.pipeline.registry import papers
 
     config = load_config(*name.split("+"))  # the library's loading: schemas, defaults, each paper's cross-key checks
     for key, paper in papers().items():
@@ -508,8 +508,8 @@ def test_shipped_config_files_validate(name):
 
 
 def _config_error(tmp_path, text: str, overrides=None) -> str:
-    from privopt.experiments.config import load_config as load
-    from privopt.experiments.errors import ConfigError
+    from privopt.pipeline.config import load_config as load
+    from privopt.pipeline.errors import ConfigError
 
     path = tmp_path / "mine.yaml"
     path.write_text(text)
@@ -547,7 +547,7 @@ def test_an_unknown_key_is_named_with_the_nearest_names(tmp_path):
 
 def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(tmp_path):
     """YAML 1.1 reads 1e-3 and 1e12 as strings; they were rejected as 'not of type number'."""
-    from privopt.experiments.config import coerce_numbers, load_config as load
+    from privopt.pipeline.config import coerce_numbers, load_config as load
 
     path = tmp_path / "sci.yaml"
     path.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5, n_rounds: 2.5e4}\n"
@@ -566,7 +566,7 @@ def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(t
 
 
 def test_config_sources_say_which_file_set_a_key(tmp_path):
-    from privopt.experiments.config import ConfigSources
+    from privopt.pipeline.config import ConfigSources
 
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     a.write_text("x: {y: 1, z: 2}\n")
@@ -637,7 +637,7 @@ def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path)
 
 
 def test_the_cost_guard_limits():
-    from privopt.experiments import costguard
+    from privopt.pipeline import costguard
 
     mem, _, seconds, _ = costguard.limits({"enabled": True, "max_mem_mb": None, "max_job_hours": 24}, local=True)
     assert mem == costguard.machine_mem_mb() > 0 and seconds == 24 * 3600

@@ -35,8 +35,8 @@ TIMING = ["wall_s"]  # columns that record how long a run took, not what it comp
 
 def load_config(*names: str) -> dict:
     """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults
-    (privopt.experiments.config.load_config)."""
-    from privopt.experiments.config import load_config as load
+    (privopt.pipeline.config.load_config)."""
+    from privopt.pipeline.config import load_config as load
 
     return load([REPO / "config" / name for name in names], base=REPO / "config" / "config.yaml",
                 schemas=REPO / "workflow" / "schemas")
@@ -128,8 +128,8 @@ def registry_files(work: Path, scale: str = "smoke") -> dict[str, list[str]]:
     tables and claims file at ``scale``, as that copy's registry declares them."""
     code = (
         "import json\n"
-        "from privopt.experiments.protocol import logs_root, results_root\n"
-        "from privopt.experiments.registry import papers\n"
+        "from privopt.pipeline.protocol import logs_root, results_root\n"
+        "from privopt.pipeline.registry import papers\n"
         f"r, g = results_root({scale!r}), logs_root({scale!r})\n"
         "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id, r).values()),"
         " *(p.executed_notebook(fig.id, g) for fig in p.figures),"

@@ -3,7 +3,7 @@
 Numba keys a cached kernel by the file that defines it (a hash of its content, numba 0.68), and nothing
 else: a kernel of ``online/submod_pftal.py`` that inlines ``sort_chain`` from ``submodular/cuts.py`` keeps
 being loaded, compiled from the old ``sort_chain``, after ``cuts.py`` is edited (numba documents this
-limit).  The workflow reruns a job when any module its code imports changes (``experiments.codedigest``),
+limit).  The workflow reruns a job when any module its code imports changes (:mod:`privopt.codedigest`),
 so the rerun would compute with the stale kernel.  Here the cache locators for the files of the
 ``privopt`` package add to numba's stamp the code digest of the defining module and of every ``privopt``
 module it imports, transitively (docstrings and comments do not count): an edit anywhere in that closure
@@ -47,7 +47,7 @@ def _module_name(py_file: str) -> str | None:
 def closure_stamp(py_file: str) -> str | None:
     """The code digest of the module of ``py_file`` and of the ``privopt`` modules it imports (None outside
     ``privopt``); once per file and process (a module's kernels are defined when it is imported)."""
-    from privopt.experiments.codedigest import code_digest
+    from privopt.codedigest import code_digest
 
     name = _module_name(py_file)
     return code_digest([name], _ROOT.parent) if name else None

@@ -1,6 +1,6 @@
 # Helpers shared by the rule files (config validation, the paper registry, parameter points and seed
 # blocks, code digests, job resources).  No rules here, and nothing that names one paper: every paper
-# is a privopt.experiments.<key> package declaring a Paper (src/privopt/experiments/protocol.py).
+# is a privopt.experiments.<key> package declaring a Paper (src/privopt/pipeline/protocol.py).
 
 import functools
 import json
@@ -17,14 +17,14 @@ os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("P
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.data.uber import content_key
-from privopt.experiments import cost as run_cost
-from privopt.experiments import costguard
-from privopt.experiments.codedigest import code_digest, module_digests
-from privopt.experiments.config import ConfigSources, validate_config
-from privopt.experiments.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
-from privopt.experiments.protocol import settings_key
-from privopt.experiments.registry import papers
-from privopt.provenance import file_sha256
+from privopt.pipeline import cost as run_cost
+from privopt.pipeline import costguard
+from privopt.codedigest import code_digest, module_digests
+from privopt.pipeline.config import ConfigSources, validate_config
+from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
+from privopt.pipeline.protocol import settings_key
+from privopt.pipeline.registry import papers
+from privopt.pipeline.provenance import file_sha256
 
 PAPERS = papers()
 
@@ -49,7 +49,7 @@ def config_sources():
 
 
 def check_config():
-    """Validate the config before any job is planned (privopt.experiments.config.validate_config): the
+    """Validate the config before any job is planned (privopt.pipeline.config.validate_config): the
     workflow's own keys, then each paper's section against workflow/schemas/<paper>.schema.yaml (defaults
     filled in, numbers in scientific notation read as numbers), then each paper's cross-key checks.
     Every error names the paper, the key path and the config file that set it."""
@@ -63,7 +63,7 @@ def check_config():
 check_config()
 
 # Every result of this run lies under the namespace of its scale (results/<scale>/, logs/<scale>/), so
-# switching scale never overwrites or deletes another scale's results (privopt.experiments.protocol).
+# switching scale never overwrites or deletes another scale's results (privopt.pipeline.protocol).
 RESULTS = results_root(config["scale"])
 LOGS = logs_root(config["scale"])
 
@@ -83,7 +83,7 @@ _DIGESTS = {}
 
 
 def digest(*refs):
-    """Digest of the library code the functions ``refs`` ("module:function") run (privopt.experiments.codedigest)."""
+    """Digest of the library code the functions ``refs`` ("module:function") run (privopt.codedigest)."""
     roots = tuple(sorted({ref_module(r) for r in refs}))
     if roots not in _DIGESTS:
         _DIGESTS[roots] = code_digest(roots, Path(_src))
@@ -196,7 +196,7 @@ def run_file_inputs(paper, exp):
 
 # ----------------------------------------------------------------------------- run-job resources
 # Each run job asks a cluster for the time and memory its paper's cost model predicts
-# (privopt.experiments.cost); short jobs are sent to SLURM several at a time (profiles/slurm:
+# (privopt.pipeline.cost); short jobs are sent to SLURM several at a time (profiles/slurm:
 # group-components of the groups below).
 
 def job_seconds(paper, exp, wc):
@@ -207,7 +207,7 @@ def job_seconds(paper, exp, wc):
 
 
 def guard(paper, exp, wc, **estimate):
-    """The cost guard (privopt.experiments.costguard): refuse a planned run job out of reach of this
+    """The cost guard (privopt.pipeline.costguard): refuse a planned run job out of reach of this
     machine (or of the cluster limits with a cluster executor) before any job runs: Snakemake asks for a
     job's resources when it prints it (dry runs) or schedules it, and onstart below asks for every planned
     run job's.  Jobs on a cluster node (remote execution) were checked by the snakemake that submitted them."""
@@ -255,12 +255,12 @@ def job_mem_mb(paper, exp):
 
 
 def job_group(paper, exp):
-    """Cluster job group of a run job by its predicted length (privopt.experiments.cost.cluster_group)."""
+    """Cluster job group of a run job by its predicted length (privopt.pipeline.cost.cluster_group)."""
     return lambda wc: run_cost.cluster_group(job_seconds(paper, exp, wc))
 
 
 # ----------------------------------------------------------------------------- reference results
-# (privopt.experiments.reference; rules in workflow/rules/reference.smk)
+# (privopt.pipeline.reference; rules in workflow/rules/reference.smk)
 
 
 def reference_folder(paper):

@@ -1,4 +1,4 @@
-# The generic rules, instantiated for every registered paper (privopt.experiments.registry):
+# The generic rules, instantiated for every registered paper (privopt.pipeline.registry):
 #   <paper>_instance_<name>   raw inputs -> what its runs share          (local)
 #   <paper>_runs_<exp>        one parameter point x one seed block       (the only cluster jobs)
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
@@ -7,7 +7,7 @@
 #   <paper>_claims            tables -> the paper's claims               (local)
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
-# Paths, notebooks and captions follow the conventions of privopt.experiments.protocol.Paper, under the
+# Paths, notebooks and captions follow the conventions of privopt.pipeline.protocol.Paper, under the
 # namespace of the configured scale (RESULTS = results/<scale>, LOGS = logs/<scale>; common.smk).
 
 

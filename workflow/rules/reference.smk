@@ -1,4 +1,4 @@
-# Reference results (privopt.experiments.reference): the tables of the largest run of each paper,
+# Reference results (privopt.pipeline.reference): the tables of the largest run of each paper,
 # committed under reference/<paper>/, and what the pipeline does with them.
 #   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand)
 #   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
@@ -52,7 +52,7 @@ for _paper in PAPERS.values():
                 # reference/<paper>/tables/<file> -> reference/<paper>
                 folder=lambda wc, input: str(Path(input[0]).parents[1]),
                 manifest=reference_manifest_digest(_paper),
-                code=digest_param(_paper.claims.evaluate, "privopt.experiments.reference:check_manifest"),
+                code=digest_param(_paper.claims.evaluate, "privopt.pipeline.reference:check_manifest"),
                 modules=reference_code(_paper),
             conda:
                 "../envs/privopt.yaml"

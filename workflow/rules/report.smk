@@ -43,7 +43,7 @@ rule report_html:
         claims_settings={key: paper.claims.settings(config[key]) for key, paper in PAPERS.items()},
         # each paper's reference results (reference/<paper>/): its claims, what it is, its figures
         references=reference_report_inputs(),
-        code=digest("privopt.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values())),
+        code=digest("privopt.pipeline.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values())),
     conda:
         "../envs/privopt.yaml"
     log:

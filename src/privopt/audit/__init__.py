@@ -27,7 +27,7 @@ Public API
 
 This package imports only the auditing machinery, not the audited mechanisms: a job that audits
 one mechanism (``from privopt.audit.core import run_audit``) depends, for the workflow's code
-digest, on that mechanism's modules alone (:mod:`privopt.experiments.codedigest`).
+digest, on that mechanism's modules alone (:mod:`privopt.codedigest`).
 """
 
 from __future__ import annotations

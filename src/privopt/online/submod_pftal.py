@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.fastrng import rng_uniform
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
 from privopt.mechanisms.tree import TreeAggregator

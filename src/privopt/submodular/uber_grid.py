@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.submodular.cuts import cut_values, lp_minimum
 
 __all__ = ["BOX", "GRIDS", "LAMBDA_G", "HALF", "CutInstance", "grid_shape", "grid_edges", "grid_cells",

@@ -6,7 +6,7 @@ with the spec's tolerances (calibrated on a prototype at paper-like scale).  Slo
 of log(seed-mean expected regret) on log(x) over the claim's own range.  Each claim is decided part by part
 with the three-way rule of :mod:`privopt.experiments.smith2013.claims` (:func:`~privopt.experiments.smith2013.claims.judge`):
 a part whose estimate meets its threshold supports the claim; one whose 95 % interval lies wholly beyond it
-contradicts the claim, with at least :data:`~privopt.experiments.claims.MIN_SEEDS` seeds per point; any other
+contradicts the claim, with at least :data:`~privopt.pipeline.claims.MIN_SEEDS` seeds per point; any other
 is inconclusive at this scale, and ``needs`` says what would decide it.  Never reproduced on another range:
 
 * C-RC1a fits over T ∈ [2^14, T_max] and compares T_max with T_max/16 inside that window; with fewer than two
@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privopt.experiments.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, finite, fmt_fixed,
+from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, finite, fmt_fixed,
                                         fmt_sig, require_seeds)
-from privopt.experiments.protocol import Finding
-from privopt.experiments.parts import Part, all_of, judge, outcome, range_part, ratio_part, slope_part
+from privopt.pipeline.protocol import Finding
+from privopt.pipeline.parts import Part, all_of, judge, outcome, range_part, ratio_part, slope_part
 
 __all__ = ["CLAIMS", "evaluate", "findings", "u2_zscores", "U2_LEVEL"]
 

@@ -25,7 +25,7 @@ MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3
 
 
 def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
-    """Predicted compute seconds of one run job (excluding start-up, see privopt.experiments.cost)."""
+    """Predicted compute seconds of one run job (excluding start-up, see privopt.pipeline.cost)."""
     if experiment == "privacy":
         return BASE_S + 2 * int(settings["samples"]) * 2 * 1e-6 + 5.0
     T = int(point["T"]) if "T" in point else int(settings["T"])

@@ -13,7 +13,7 @@ the same cell streams.  The config section is ``cardoso2019`` (``workflow/schema
 from __future__ import annotations
 
 from privopt.experiments.cardoso2019 import cost
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 
 RUNS = "privopt.experiments.cardoso2019.runs"
 TABLES = "privopt.experiments.cardoso2019.tables"

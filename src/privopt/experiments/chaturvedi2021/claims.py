@@ -5,7 +5,7 @@ sem, n, eps0``) and gives one outcome per reading.  Statements and thresholds fo
 ``shared/specs/decomposable-submodular.md`` §5 (ids there are ``F1-a``; here ``F1.a``, the project's
 style).
 
-Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.claims`):
+Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims`):
 
 * **Not reproduced** only when the interval of the measured effect excludes what the claim states: the
   effect ± 2 standard errors (√ of the summed SEM² of the independent means it combines, or the SEM of a
@@ -14,7 +14,7 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.cla
   contradicted when the test fails.  No standard error is pooled across points.
 * **Reproduced** when the estimate meets the threshold on the claim's own points (and its test passes).
 * **Inconclusive at this scale** otherwise: a straddling interval (the ``needs`` column asks for more runs,
-  the authors ran 400), fewer than :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point (a claim
+  the authors ran 400), fewer than :data:`~privopt.pipeline.claims.MIN_SEEDS` runs per point (a claim
   gating on an SEM — F1.c, F1.e, F1.x–z, F2.a, F2.b, F2.c, F2.e — decides nothing then, and no interval is
   believed for the others), or points the claim speaks about that did not run.
 * **Points.**  A claim's own points are the authors' grid (r ∈ {10, 13, 16, 19, 22, 25}; m ∈ {1000, 2000,
@@ -44,10 +44,10 @@ import pandas as pd
 
 from privopt.experiments.chaturvedi2021.runs import EXACT_RANDOM, delta_for
 from privopt.experiments.chaturvedi2021.tables import paired_name
-from privopt.experiments.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide, finite
-from privopt.experiments.claims import fmt_fixed as _fmt
-from privopt.experiments.protocol import Finding
-from privopt.experiments.stats import spearman, weighted_change
+from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide, finite
+from privopt.pipeline.claims import fmt_fixed as _fmt
+from privopt.pipeline.protocol import Finding
+from privopt.pipeline.stats import spearman, weighted_change
 from privopt.mechanisms import accounting
 
 #: the former name of :class:`Inconclusive`, kept for readers of older code
@@ -68,7 +68,7 @@ PAPER_EPS, PAPER_DELTA, PAPER_EPS0 = 0.1, 1e-3, 0.01006
 
 
 def _finite(*values: Any, what: str = "a measured value") -> None:
-    """:func:`~privopt.experiments.claims.finite`, whose inconclusive row says what would decide it."""
+    """:func:`~privopt.pipeline.claims.finite`, whose inconclusive row says what would decide it."""
     try:
         finite(*values, what=what)
     except Inconclusive as why:
@@ -669,7 +669,7 @@ def _fig2_finding(p: _Pivots, reading: str) -> Finding | None:
 
 
 def findings(tables: Mapping[str, pd.DataFrame], claims: pd.DataFrame, settings: Mapping[str, Any]) -> list[Finding]:
-    """Findings entry point (protocol, :meth:`privopt.experiments.protocol.Claims.find`): per reading, the
+    """Findings entry point (protocol, :meth:`privopt.pipeline.protocol.Claims.find`): per reading, the
     label-permutation and PCG0 diagnostics of Figure 1 and PCG against E[Random] in Figure 2, with their numbers."""
     out: list[Finding] = []
     for figure, make in (("fig1", _label_finding), ("fig2", _fig2_finding)):

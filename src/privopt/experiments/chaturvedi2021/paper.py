@@ -9,7 +9,7 @@ readings run on the same datasets.  The config section is ``chaturvedi2021``
 from __future__ import annotations
 
 from privopt.experiments.chaturvedi2021 import cost
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 
 #: config keys of the section every run of both figures reads
 COMMON = ("eps", "delta_exponent", "delta")

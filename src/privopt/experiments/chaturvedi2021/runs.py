@@ -45,7 +45,7 @@ import pandas as pd
 
 from privopt import seeding
 from privopt.data import geometry
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.mechanisms import accounting
 from privopt.submodular.continuous_greedy import ContinuousGreedyResult, private_continuous_greedy
 from privopt.submodular.greedy import greedy, private_greedy, random_basis

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.experiments.summary import summarise
+from privopt.pipeline.summary import summarise
 
 __all__ = ["VALUE", "PAIRED", "paired_name", "paired_differences", "figure_table", "fig1_tables", "fig2_tables"]
 

@@ -2,7 +2,7 @@
 
 The paper has no figures, so every "claim" is a prediction of its theorems for the pipeline's own
 figures, with the thresholds the spec calibrated on a prototype.  Nothing is tuned.  Three verdicts
-(:mod:`privopt.experiments.claims`), decided by what the data can tell:
+(:mod:`privopt.pipeline.claims`), decided by what the data can tell:
 
 * *reproduced*: the seed means meet the claim's threshold (where the spec allows a tolerance in
   standard errors, "allow +3·SE", the tolerance counts only with ≥ :data:`MIN_SEEDS` seeds per point);
@@ -38,11 +38,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privopt.experiments.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, require_range,
+from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, require_range,
                                         require_seeds)
-from privopt.experiments.claims import fmt_sig as _f
+from privopt.pipeline.claims import fmt_sig as _f
 from privopt.experiments.perezsalazar2021.tables import phi_half
-from privopt.experiments.protocol import Finding
+from privopt.pipeline.protocol import Finding
 
 PAPER = "perezsalazar2021"
 CLAIMS = ClaimSet(PAPER)
@@ -1179,7 +1179,7 @@ def _cert_finding(tables) -> Finding | None:
 
 
 def findings(tables: Mapping[str, pd.DataFrame], claims: pd.DataFrame, settings: Mapping[str, Any]) -> list[Finding]:
-    """Findings entry point (protocol, :meth:`privopt.experiments.protocol.Claims.find`): what learns and what
+    """Findings entry point (protocol, :meth:`privopt.pipeline.protocol.Claims.find`): what learns and what
     does not (F2, F4c, F5), the paper's tail bound (F6), where certification stops (F8), all from the tables."""
     out = []
     for make in (_learning_finding, _unit_finding, _bandit_finding, _tail_finding, _cert_finding):

@@ -21,7 +21,7 @@ enumeration (experiment ``privacy``, claim C8.2, with a planted bug, C8.3) and t
 from __future__ import annotations
 
 from privopt.experiments.perezsalazar2021 import cost
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 
 KEY = "perezsalazar2021"
 MOD = f"privopt.experiments.{KEY}"

@@ -21,7 +21,7 @@ import pandas as pd
 
 from privopt.experiments.perezsalazar2021 import simulate as sim
 from privopt.experiments.perezsalazar2021 import syn
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.online.coverage import Stream
 
 __all__ = ["fi_job", "uber_job", "bandit_job", "cont_job", "privacy_job", "modal_set"]

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 from privopt.online.coverage import Stream
 
 __all__ = ["BOX", "LAT0", "LON0", "KM_PER_DEG_LAT", "KM_PER_DEG_LON", "project", "candidates", "signatures",

@@ -1,6 +1,6 @@
 """The claims of Shariff & Sheffet (spec §8), checked on the aggregated tables and per-run values.
 
-Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.claims`):
+Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims`):
 
 * **Tiers.**  The paper tier applies when the paper's settings ran for the figure (Exp. 1: 100 runs per
   (model, d), the 17 dims, n = 10^5; Exp. 2: 30 runs, read at t* = 2·10^7; Exp. 3: 30 runs, the five gaps,
@@ -17,7 +17,7 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.experiments.cla
   or range.  F4.e has no Q reading (the spec: "paper-scale only"): on prefix runs it is *inconclusive*,
   needing runs to n = 5·10^7.
 * **Tests and standard errors.**  A claim that gates on a Welch p-value or a bootstrap interval (F3.b,
-  F4.a, F4.c, F4.d with the prop9 γ' — its claim20 reading reports p only —, F5.a) needs at least :data:`~privopt.experiments.claims.MIN_SEEDS` runs per point,
+  F4.a, F4.c, F4.d with the prop9 γ' — its claim20 reading reports p only —, F5.a) needs at least :data:`~privopt.pipeline.claims.MIN_SEEDS` runs per point,
   else it is *inconclusive* (a non-significant test on 3–4 runs says nothing; so does a significant one
   whose standard error rests on 3 degrees of freedom), needing ≈ 30 runs (the paper's).
 * **Not reproduced** only when the interval of the measured effect excludes what the claim states: a
@@ -46,14 +46,14 @@ import pandas as pd
 from scipy import stats as _st
 
 from privopt import seeding
-from privopt.experiments.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, ClaimSet, Inconclusive, Outcome,
+from privopt.pipeline.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, ClaimSet, Inconclusive, Outcome,
                                         decide, finite)
-from privopt.experiments.claims import fmt_sig as _fmt
-from privopt.experiments.protocol import Finding
+from privopt.pipeline.claims import fmt_sig as _fmt
+from privopt.pipeline.protocol import Finding
 from privopt.experiments.shariff2018 import runs
 from privopt.experiments.shariff2018.tables import bootstrap_slope_ci, ols_slope
-from privopt.experiments.stats import spearman as _spearman
-from privopt.experiments.stats import welch_p as _welch
+from privopt.pipeline.stats import spearman as _spearman
+from privopt.pipeline.stats import welch_p as _welch
 
 #: the former name of :class:`Inconclusive`, kept for readers of older code
 NotEvaluated = Inconclusive
@@ -72,7 +72,7 @@ LEVEL, N_BOOT = 0.95, 1000
 
 
 def _finite(*values: Any, what: str = "a measured value") -> None:
-    """:func:`~privopt.experiments.claims.finite`, whose inconclusive row says what would decide it."""
+    """:func:`~privopt.pipeline.claims.finite`, whose inconclusive row says what would decide it."""
     try:
         finite(*values, what=what)
     except Inconclusive as why:

@@ -9,7 +9,7 @@ Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap). 
 
 from __future__ import annotations
 
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
 from privopt.experiments.shariff2018 import cost
 
 RUNS = "privopt.experiments.shariff2018.runs"

@@ -10,8 +10,8 @@ import pandas as pd
 
 from privopt import seeding
 from privopt.experiments.shariff2018 import runs
-from privopt.experiments.stats import bootstrap_loglog_slope_ci, loglog_slope
-from privopt.experiments.summary import summarise
+from privopt.pipeline.stats import bootstrap_loglog_slope_ci, loglog_slope
+from privopt.pipeline.summary import summarise
 
 ols_slope = loglog_slope  # slope b of the OLS fit log R = a + b·log d
 

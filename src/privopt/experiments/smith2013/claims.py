@@ -3,14 +3,14 @@ and the privacy checks.
 
 The paper has no experiments: each claim is a prediction of its theorems on the new figures, with the
 spec's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits of
-log(seed-mean) on log(x) over the claim's own range (:func:`privopt.experiments.stats.loglog_slope`).
+log(seed-mean) on log(x) over the claim's own range (:func:`privopt.pipeline.stats.loglog_slope`).
 
-Three verdicts (:mod:`privopt.experiments.claims`), decided part by part and then combined (a claim holds
+Three verdicts (:mod:`privopt.pipeline.claims`), decided part by part and then combined (a claim holds
 when every part does, is not reproduced when one part is contradicted, and is inconclusive otherwise):
 
 * a part whose estimate meets its threshold *supports* the claim;
 * a part whose estimate misses it *contradicts* the claim only when the 95 % interval of the estimate lies
-  wholly beyond the threshold, and only with at least :data:`~privopt.experiments.claims.MIN_SEEDS` seeds
+  wholly beyond the threshold, and only with at least :data:`~privopt.pipeline.claims.MIN_SEEDS` seeds
   per point: a standard error from 2–3 seeds of these heavy-tailed regrets is itself off by a factor of
   several.  The interval of a slope comes from the per-point standard errors (:func:`loglog_fit`, delta
   method on log(mean)), that of a ratio of two means from both relative errors (on the log scale), the
@@ -22,7 +22,7 @@ when every part does, is not reproduced when one part is contradicted, and is in
 
 A claim over a range (a fit window, the ε or p of a figure) is never reproduced on another range: fewer than
 two points in the claim's window, or a grid that does not reach the ends of its range, leave it inconclusive.
-The parts are :mod:`privopt.experiments.parts` (they decide the claims of Rivera Cardoso & Cummings too).  A claim that does not hold is reported with its
+The parts are :mod:`privopt.pipeline.parts` (they decide the claims of Rivera Cardoso & Cummings too).  A claim that does not hold is reported with its
 numbers.
 """
 
@@ -35,10 +35,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from privopt.experiments.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig
-from privopt.experiments.parts import Z95, Part, all_of, judge, outcome, range_part, ratio_part, slope_part
-from privopt.experiments.protocol import Finding
-from privopt.experiments.stats import loglog_slope, spearman
+from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig
+from privopt.pipeline.parts import Z95, Part, all_of, judge, outcome, range_part, ratio_part, slope_part
+from privopt.pipeline.protocol import Finding
+from privopt.pipeline.stats import loglog_slope, spearman
 
 __all__ = ["CLAIMS", "evaluate", "findings", "regret_bound"]
 

@@ -23,7 +23,7 @@ def _pftal(T: int, p: int, replicas: int) -> float:
 
 
 def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
-    """Predicted compute seconds of one run job (excluding start-up, see privopt.experiments.cost)."""
+    """Predicted compute seconds of one run job (excluding start-up, see privopt.pipeline.cost)."""
     if experiment == "st0":
         T, d = int(settings["T"]), int(point["d"])
         return BASE_S + n_seeds * T * (NS_PER_STEP["tbap_a"] + NS_PER_STEP["tbap_b"] * d) * 1e-9

@@ -11,7 +11,7 @@ the same point streams.  The config section is ``smith2013`` (``workflow/schemas
 
 from __future__ import annotations
 
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 from privopt.experiments.smith2013 import cost
 
 RUNS = "privopt.experiments.smith2013.runs"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from privopt.experiments.claims import ClaimSet, Outcome, finite, fmt_sig
+from privopt.pipeline.claims import ClaimSet, Outcome, finite, fmt_sig
 
 CLAIMS = ClaimSet("toy")
 

@@ -5,7 +5,7 @@ It plugs into the workflow through the public mechanism alone: this package, its
 (workflow/schemas/toy.schema.yaml), and nothing else.
 """
 
-from privopt.experiments.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
 
 
 def check(section) -> None:

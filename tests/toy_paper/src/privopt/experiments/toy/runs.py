@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from privopt import seeding
-from privopt.experiments.summary import summarise
+from privopt.pipeline.summary import summarise
 
 PAPER = "toy"
 

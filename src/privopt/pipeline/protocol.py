@@ -4,14 +4,14 @@ A paper is a :class:`Paper`: its instances (built once from raw inputs), its exp
 points × seed blocks → run files → tables), its figures (a notebook each, reading tables) and its
 claims (a function of tables).  The Snakemake workflow (``workflow/rules/papers.smk``), the cost
 table (``benchmarks/paper_cost.py``), the SLURM job groups and the workflow tests loop over the
-registered papers (:mod:`privopt.experiments.registry`); nothing outside a paper's own files names it.
+registered papers (:mod:`privopt.pipeline.registry`); nothing outside a paper's own files names it.
 
 What a run depends on is a *whitelist*: :attr:`Experiment.settings` returns exactly the config values
 that one run job reads besides its parameter point and seeds, so that editing any other key (a grid,
 a plot option, ``n_runs``) plans no run job.  The heavy functions (run, tables, instance, claims) are
 referenced as ``"module:function"`` strings, so that declaring a paper imports nothing but this module
 and the paper's cost model; the workflow digests the source those modules import
-(:mod:`privopt.experiments.codedigest`) so a library change reruns exactly the jobs that use it.
+(:mod:`privopt.codedigest`) so a library change reruns exactly the jobs that use it.
 
 Paths are fixed by convention (a reader of ``results/`` needs no key).  Every result lies under the
 *namespace* of the scale that made it, ``<root>`` = ``results/<scale>`` (:func:`results_root`), so a quick
@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 
 __all__ = [
     "ConfigError",
@@ -92,7 +92,7 @@ def logs_root(scale: str) -> str:
 def settings_key(settings: Mapping[str, Any]) -> str:
     """The short digest (12 hex digits of the sha256 of the canonical JSON) of the settings one run job
     reads: the folder its run files lie in, so runs of different settings never share a path."""
-    from privopt.provenance import config_digest
+    from privopt.pipeline.provenance import config_digest
 
     return config_digest(dict(settings))[:12]
 
@@ -181,7 +181,7 @@ class Instance:
 class Table:
     """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format.
 
-    ``thin``: in the committed reference results (:mod:`privopt.experiments.reference`) a curve keeps every
+    ``thin``: in the committed reference results (:mod:`privopt.pipeline.reference`) a curve keeps every
     ``thin``-th value of its column ``along`` (and the first and last): what a figure can show, within the
     size budget of the references.  1 keeps every row.
     """
@@ -288,7 +288,7 @@ class Claims:
     findings: str | None = None
 
     def run(self, tables: Mapping[str, Any], settings: Mapping[str, Any]) -> list:
-        """Every claim (imports ``evaluate``) as a list of :class:`privopt.experiments.claims.Claim`."""
+        """Every claim (imports ``evaluate``) as a list of :class:`privopt.pipeline.claims.Claim`."""
         return list(resolve(self.evaluate)(tables, settings))
 
     @property
@@ -347,7 +347,7 @@ class Paper:
     kind: str = "experimental"
     #: ``scale_label(section) -> str``: what a run of this configuration is, in words ("Fig. 5: 30 runs on
     #: 10^7-round prefixes of the 5·10^7-round runs"), for the reference manifest; None: the generic one
-    #: (:func:`privopt.experiments.reference.describe_scale`: points × runs per experiment)
+    #: (:func:`privopt.pipeline.reference.describe_scale`: points × runs per experiment)
     scale_label: Callable[[Section], str] | None = None
     #: how far, in units of the last place, ``snakemake verify_<paper>`` lets a recomputed float differ from
     #: the reference's: 0 (bit for bit) unless the paper's runs sum through BLAS, whose summation order

@@ -14,7 +14,7 @@ code outside Snakemake.  :func:`validate_config` then checks the merged config:
   and the config file that set the key (:class:`ConfigSources`); so do the papers' cross-key checks;
 * defaults of the schemas are filled in (as ``snakemake.utils.validate(..., set_default=True)``).
 
-``python -m privopt.experiments.config FILE...`` checks config files this way without Snakemake, naming
+``python -m privopt.pipeline.config FILE...`` checks config files this way without Snakemake, naming
 the file and line of a YAML syntax error (Snakemake reads ``--configfile`` files before the workflow
 starts and says only "Config file is not valid JSON or YAML").
 """
@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 
 __all__ = ["BASE_CONFIG", "SCHEMAS", "ConfigSources", "read_config_file", "merge", "coerce_numbers",
            "validate_config", "load_config", "schema_of"]
@@ -337,7 +337,7 @@ def load_config(files: Iterable[str | Path] = (), overrides: Mapping | None = No
     config/config.yaml), each file over it key by key, the overrides, then validated with defaults filled
     in (:func:`validate_config`; ``papers`` defaults to the registry)."""
     if papers is None:
-        from privopt.experiments.registry import papers as registered
+        from privopt.pipeline.registry import papers as registered
 
         papers = registered()
     files = [*([base] if base is not None else []), *files]
@@ -352,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m privopt.experiments.config",
+    ap = argparse.ArgumentParser(prog="python -m privopt.pipeline.config",
                                  description="Check config files as the workflow does (config/config.yaml first).")
     ap.add_argument("files", nargs="*", type=Path)
     args = ap.parse_args(argv)

@@ -1,7 +1,7 @@
 """Statistics the claims and tables of every paper share: tests, slopes, bootstrap intervals.
 
 Each function returns NaN (never raises) when its input is too small to say anything, so that a
-claim can hand the value to :func:`privopt.experiments.claims.finite` and report "not evaluated".
+claim can hand the value to :func:`privopt.pipeline.claims.finite` and report "not evaluated".
 """
 
 from __future__ import annotations

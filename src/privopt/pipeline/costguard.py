@@ -2,7 +2,7 @@
 runs, with its estimate and the config key that drives it.
 
 The workflow prices each planned run job when it asks for the job's resources (workflow/rules/common.smk,
-``job_mem_mb`` and ``job_runtime``: the paper's cost model, :mod:`privopt.experiments.cost`): Snakemake
+``job_mem_mb`` and ``job_runtime``: the paper's cost model, :mod:`privopt.pipeline.cost`): Snakemake
 asks when it prints a job (a dry run) or schedules it, and the workflow's ``onstart`` asks for every
 planned run job before the first job starts.  The limits come from the config key ``cost_guard`` (workflow/schemas/config.schema.yaml):
 
@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from privopt.experiments.errors import ConfigError
+from privopt.pipeline.errors import ConfigError
 
 __all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb"]
 
@@ -93,7 +93,7 @@ def _doubled(value: Any) -> Any:
 def _above_default(key: str, section: Mapping, path: tuple) -> float:
     """How many times its schema default a key's value is (its largest element for a list); 1 where either
     is not a positive number."""
-    from privopt.experiments.config import SCHEMAS, schema_of
+    from privopt.pipeline.config import SCHEMAS, schema_of
 
     try:
         node, value = schema_of(key, SCHEMAS), section
@@ -191,4 +191,4 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
     drive = f"; the config keys that drive the estimate: {', '.join(drivers)}" if drivers else ""
     lower = "one of them" if drivers else "the settings"
     raise ConfigError(f"cost guard: {what}{drive}.  Lower {lower}, or go on anyway with a higher {option} "
-                      f"or cost_guard: {{enabled: false}} in a config file (privopt.experiments.costguard)")
+                      f"or cost_guard: {{enabled: false}} in a config file (privopt.pipeline.costguard)")

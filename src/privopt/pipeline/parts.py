@@ -1,9 +1,9 @@
 """Claims judged part by part: each part is a three-way check of one estimate against its band, with the
-interval of the estimate deciding whether a miss contradicts the claim (:mod:`privopt.experiments.claims`).
+interval of the estimate deciding whether a miss contradicts the claim (:mod:`privopt.pipeline.claims`).
 
 A part whose estimate meets its threshold *supports* the claim; one whose estimate misses it *contradicts*
 the claim only when the 95 % interval of the estimate lies wholly beyond the threshold, and only with at
-least :data:`~privopt.experiments.claims.MIN_SEEDS` seeds per point; otherwise it is *inconclusive*, with
+least :data:`~privopt.pipeline.claims.MIN_SEEDS` seeds per point; otherwise it is *inconclusive*, with
 what would decide it.  A claim holds when every part does (:func:`all_of`).  The theory papers' claims
 (Smith & Thakurta, Rivera Cardoso & Cummings) are written with these.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privopt.experiments.claims import MIN_SEEDS, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig, require_range
+from privopt.pipeline.claims import MIN_SEEDS, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig, require_range
 
 __all__ = ["Z95", "Part", "judge", "range_part", "all_of", "outcome", "loglog_fit", "slope_part", "ratio_part"]
 

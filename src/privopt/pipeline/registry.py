@@ -1,7 +1,7 @@
 """The registered papers: every ``privopt.experiments.<key>`` package with a ``paper`` module.
 
 A paper plugs in by existing: ``src/privopt/experiments/<key>/paper.py`` defines ``PAPER``, a
-:class:`~privopt.experiments.protocol.Paper` whose ``key`` is ``<key>``.  Discovery imports only
+:class:`~privopt.pipeline.protocol.Paper` whose ``key`` is ``<key>``.  Discovery imports only
 those declaration modules (light: the protocol and the paper's cost model), never the algorithms.
 """
 
@@ -12,7 +12,7 @@ import pkgutil
 from functools import cache
 
 import privopt.experiments as _experiments
-from privopt.experiments.protocol import Paper
+from privopt.pipeline.protocol import Paper
 
 __all__ = ["papers", "paper"]
 

@@ -6,7 +6,7 @@ results (``reference/<paper>/``, the largest run done) beside this run's, and wh
 reproduced (experimental papers) or its theorems illustrated (theory papers); then a summary table (per
 paper and figure, the counts of reproduced / not reproduced / inconclusive claim rows, each linking to
 its section) and the *findings*, sentences
-computed from the tables (each paper's :meth:`privopt.experiments.protocol.Claims.find`, plus, for every
+computed from the tables (each paper's :meth:`privopt.pipeline.protocol.Claims.find`, plus, for every
 paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
 references).  Then a table of contents; per figure the regenerated image beside the original caption,
 the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
@@ -28,10 +28,10 @@ import jinja2
 import pandas as pd
 import yaml
 
-from privopt.experiments.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
-from privopt.experiments.protocol import Finding
+from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.protocol import Finding
 from privopt.io import atomic_path, read_table
-from privopt.provenance import config_digest, environment
+from privopt.pipeline.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
            "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description"]
@@ -118,7 +118,7 @@ def compute_findings(papers: Mapping[str, Mapping[str, Any]], claims_settings: M
                      ) -> dict[str, list[Finding]]:
     """Each registered paper's own findings (:meth:`Claims.find` on the tables its claims read, the claims
     table and the claims' settings); imports the registry and the papers' findings modules."""
-    from privopt.experiments.registry import paper
+    from privopt.pipeline.registry import paper
 
     found = {}
     for key, meta in papers.items():
@@ -285,7 +285,7 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
                   audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None,
                   findings: Mapping[str, Sequence[Finding]] | None = None,
                   references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-    """Render ``template`` for ``papers`` (key → :meth:`privopt.experiments.protocol.Paper.metadata`) with
+    """Render ``template`` for ``papers`` (key → :meth:`privopt.pipeline.protocol.Paper.metadata`) with
     their config sections ``settings``, the data ``provenance`` (None when no paper uses the pickups), the
     ``scale`` label, the privacy-audit table at ``audits`` and each paper's ``findings`` (see
     :func:`compute_findings`), each paper's reference results ``references`` (key → ``{"claims": csv,

@@ -34,8 +34,8 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.experiments.protocol import Paper, RunJob, point_path
-from privopt.provenance import file_sha256, first_changed
+from privopt.pipeline.protocol import Paper, RunJob, point_path
+from privopt.pipeline.provenance import file_sha256, first_changed
 
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "read_manifest", "reference_tables",
            "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows", "changed_modules",
@@ -114,7 +114,7 @@ def reference_tables(folder: str | os.PathLike, paper: Paper, stems: Sequence[st
 
 def changed_modules(manifest: Mapping[str, Any], current: Mapping[str, Mapping[str, str]]) -> dict[str, list[str]]:
     """Per experiment, the library modules whose code differs between the reference and now
-    (``current``: experiment → {module: digest}, as :func:`privopt.experiments.codedigest.module_digests`)."""
+    (``current``: experiment → {module: digest}, as :func:`privopt.codedigest.module_digests`)."""
     out = {}
     for exp, then in manifest.get("modules", {}).items():
         now = current.get(exp, {})
@@ -187,7 +187,7 @@ def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
 
 
 def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
-    """Copy a table into the reference, thinned as its :class:`~privopt.experiments.protocol.Table` says."""
+    """Copy a table into the reference, thinned as its :class:`~privopt.pipeline.protocol.Table` says."""
     if table is None or table.thin <= 1:
         shutil.copyfile(src, dest)
         return
@@ -199,7 +199,7 @@ def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
 def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[str, str],
                     verify_runs: Mapping[str, str], manifest: Mapping[str, Any]) -> dict[str, Any]:
     """Write ``folder`` anew: ``tables`` (file name → source path) under ``tables/`` (thinned where the
-    paper's :class:`~privopt.experiments.protocol.Table` says), ``verify_runs`` (relative path → source run
+    paper's :class:`~privopt.pipeline.protocol.Table` says), ``verify_runs`` (relative path → source run
     file) under ``runs/``, then ``manifest.json`` with the sha256 of each.
 
     The new folder is built beside the old one and swapped in at the end, so a failure leaves the old
