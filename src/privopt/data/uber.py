@@ -28,7 +28,6 @@ import math
 import os
 import shutil
 import tempfile
-import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
@@ -42,14 +41,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from privopt.data.uber_check import (
-    CANONICAL_GIT_BLOB_ID,
-    CANONICAL_RECORDS,
-    CANONICAL_URL,
-    MIN_RECORDS,
-    RAW_FILE,
-    content_key,
-)
 from privopt.io import atomic_path, write_parquet
 
 __all__ = [
@@ -70,16 +61,27 @@ __all__ = [
     "read_pickups",
     "write_parquet_atomic",
     "read_pickups_parquet",
-    "fetch_dataset",
-    "parse_dataset",
 ]
 
 logger = logging.getLogger(__name__)
 
+#: Raw-file URL of the canonical April 2014 file in the FiveThirtyEight repository.
+CANONICAL_URL = (
+    "https://raw.githubusercontent.com/fivethirtyeight/uber-tlc-foil-response/"
+    "master/uber-trip-data/uber-raw-data-apr14.csv"
+)
+#: git blob id (SHA-1 of ``b"blob <size>\0" + bytes``) of the canonical CSV.
+CANONICAL_GIT_BLOB_ID = "e8af4b8e0c4adb58379b4809bc91ea111a085484"
+#: Number of data records (lines after the header) in the canonical CSV.
+CANONICAL_RECORDS = 564516
 #: Header of the raw CSV, in order.
 COLUMNS = ("Date/Time", "Lat", "Lon", "Base")
 #: strptime format of the ``Date/Time`` column, e.g. ``4/1/2014 0:11:00``.
 TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
+#: Fewest records a pickups file may hold (config key ``uber_min_records``, default): the fewest pickups an
+#: instance of the shipped configs draws (Chaturvedi et al. Fig. 1: m = 100 from its box).  Each instance
+#: still checks its own needs against the data (e.g. the box pool against ``chaturvedi2021.fig2.ms``).
+MIN_RECORDS = 100
 #: Default plausibility bounds (lat_min, lat_max, lon_min, lon_max): the NYC region.
 NYC_BOUNDS = (39.5, 42.0, -75.5, -72.0)
 
@@ -176,6 +178,20 @@ def _csv_digests(path: Path) -> dict[str, Any]:
         "bytes": size,
         "records": max(lines - 1, 0),
     }
+
+
+def content_key(sha256: str | None = None) -> str:
+    """Name of the folder that holds the verified data a source is checked against, from the check
+    alone (known before anything is fetched): ``sha256-<16 hex digits>`` of the bytes as fetched when a
+    ``sha256`` is given; ``canonical-<16 hex digits of CANONICAL_GIT_BLOB_ID>`` otherwise (that check
+    admits only the canonical file, whatever the source).  Data of another check lives in another
+    folder, so a failed or different source never touches verified data."""
+    if sha256 and sha256.strip():
+        digest = sha256.strip().lower()
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise ValueError(f"sha256 must be 64 hex digits, got {sha256!r}")
+        return f"sha256-{digest[:16]}"
+    return f"canonical-{CANONICAL_GIT_BLOB_ID[:16]}"
 
 
 # --------------------------------------------------------------------------------------
@@ -596,43 +612,3 @@ def read_pickups_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
             "base": base,
         }
     )
-
-
-# --------------------------------------------------------------------------------------
-# The workflow's data set (privopt.datasets.uber)
-# --------------------------------------------------------------------------------------
-
-
-def fetch_dataset(settings: dict[str, Any], files: dict[str, str]) -> dict[str, Any]:
-    """Fetch step of the data set ``uber``: :func:`fetch_uber` from the config key ``uber_source`` into
-    ``files[RAW_FILE]``, verified by ``uber_sha256`` (empty: the canonical check).  Returns the provenance
-    record; an unreachable source says how to use a local copy."""
-    source = settings["uber_source"]
-    sha256 = settings["uber_sha256"] or None
-    logger.info("fetching %s (expected sha256: %s)", source, sha256 or "canonical git blob id")
-    try:
-        provenance = fetch_uber(source, files[RAW_FILE], sha256=sha256)
-    except urllib.error.URLError as err:
-        raise RuntimeError(
-            f"could not fetch {source}: {err.reason}.  Without internet, use a local copy: "
-            "`snakemake --configfile config/shared-data.yaml` reads the subset beside this checkout "
-            "(../shared/data/), or `--config uber_source=PATH uber_sha256=HEX` any file (README, Quick start)"
-        ) from err
-    logger.info("verified: %s", provenance)
-    return provenance
-
-
-def parse_dataset(settings: dict[str, Any], files: dict[str, str], provenance: dict[str, Any]) -> dict[str, pd.DataFrame]:
-    """Parse step of the data set ``uber``: :func:`read_pickups` of the verified CSV, refusing fewer records
-    than the config key ``uber_min_records``; an error names the CSV, the line and the source it came from."""
-    path = files[RAW_FILE]
-    try:
-        pickups = read_pickups(path, min_records=settings["uber_min_records"])
-    except DataValidationError as err:
-        # The verified copy has the source's lines one for one; name both files.
-        hint = " (config key uber_min_records)" if isinstance(err, TooFewRecordsError) else ""
-        source = provenance["source"]
-        raise DataValidationError(err.path, err.line, f"{err.reason}{hint} (same line of the source {source})"
-                                  if err.line is not None else f"{err.reason}{hint} (source {source})") from None
-    logger.info("%d pickups parsed from %s", len(pickups), path)
-    return {"pickups": pickups}

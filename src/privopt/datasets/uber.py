@@ -1,28 +1,33 @@
 """The April 2014 Uber pickups (FiveThirtyEight FOIL release), as the papers' instances read them.
 
 Fetched from the config key ``uber_source`` and verified by ``uber_sha256`` (empty: the canonical file, by
-its git blob id and record count), into ``resources/uber/<check>/`` (:func:`privopt.data.uber_check.content_key`);
+its git blob id and record count), into ``resources/uber/<check>/`` (:func:`privopt.data.uber.content_key`);
 parsed into ``pickups.parquet`` (time, lat, lon, base), refusing fewer records than ``uber_min_records``.
-The code is the library's, :mod:`privopt.data.uber`.
+The code is the library's: :mod:`privopt.data.uber`, and its steps :mod:`privopt.data.uber_dataset`.
 """
 
 from html import escape
+from pathlib import Path
 
-from privopt.data.uber_check import RAW_FILE, content_key
 from privopt.pipeline.datasets import Dataset
 
 #: the record count of the subset beside this checkout (../shared/data/uber-raw-data-apr14.subset.csv.gz)
 SUBSET_RECORDS = 99997
 
 
+def folder(settings) -> str:
+    """The check the data passes (:func:`privopt.data.uber.content_key`; imported when the workflow plans,
+    as before data sets were declarations, not when the data set is declared)."""
+    from privopt.data.uber import content_key
+
+    return content_key(settings["uber_sha256"] or None)
+
+
 def check(settings):
     """A local source must exist (a URL is tried when the data is fetched)."""
     source = settings["uber_source"]
-    if "://" not in source:
-        from pathlib import Path
-
-        if not Path(source).exists():
-            yield "uber_source", f"local file {source!r} does not exist"
+    if "://" not in source and not Path(source).exists():
+        yield "uber_source", f"local file {source!r} does not exist"
 
 
 def describe(record) -> str:
@@ -50,12 +55,12 @@ def provenance_rows(record):
 DATASET = Dataset(
     name="uber",
     title="the April 2014 Uber pickups",
-    fetch="privopt.data.uber:fetch_dataset",
-    parse="privopt.data.uber:parse_dataset",
-    raw=(RAW_FILE,),
+    fetch="privopt.data.uber_dataset:fetch",
+    parse="privopt.data.uber_dataset:parse",
+    raw=("uber-raw-data-apr14.csv",),
     outputs={"pickups": "pickups.parquet"},
     config_keys=("uber_source", "uber_sha256", "uber_min_records"),
-    folder=lambda settings: content_key(settings["uber_sha256"] or None),
+    folder=folder,
     check=lambda settings: list(check(settings)),
     describe=describe,
     provenance_rows=provenance_rows,
