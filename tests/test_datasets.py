@@ -204,3 +204,10 @@ def test_the_toy_paper_reads_its_data_set_through_the_generic_rules(toy_work):
     verdicts = pd.read_csv(toy_work / claims).set_index("claim")["verdict"]
     assert verdicts["D.a"] == "reproduced" and verdicts["F1.a"] == "reproduced"
     assert planned_jobs(snakemake(toy_work, "-n", *args)) == {}
+    # the reference records the data set's provenance by name, and verify rebuilds the instance from it
+    snakemake(toy_work, "--cores", "1", "reference_toy", "--configfile", "config/smoke.yaml")
+    manifest = json.loads((toy_work / "reference/toy/manifest.json").read_text())
+    assert manifest["data"] == {"toy": record} and "data" in {job["experiment"] for job in manifest["verify"]}
+    assert data_records(manifest["data"], ("toy",)) == {"toy": record}
+    snakemake(toy_work, "--cores", "1", "verify_toy", "--configfile", "config/smoke.yaml")
+    assert len(pd.read_csv(toy_work / "results/verify/toy.csv")) == len(manifest["verify"])
