@@ -25,7 +25,7 @@ for job in chosen:
     verify.append({"experiment": j["experiment"], "point": j["point"], "block": j["block"], "seeds": j["seeds"],
                    "files": {o: f"runs/{r}" for o, r in rel.items()},
                    "seconds": seconds[f"{job.experiment}/{point_path(job.point)}/{job.block}"]})
-data = json.loads(Path(snakemake.input.data[0]).read_text()) if snakemake.input.data else None
+data = {name: json.loads(Path(path).read_text()) for name, path in zip(p.datasets, snakemake.input.data)} or None
 env = environment()
 env["git"] = git_state(exclude=("reference",))  # the folder being written is not a change of the code
 label = the_paper.scale_label(p.section) if the_paper.scale_label else describe_scale(the_paper, p.section)

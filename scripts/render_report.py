@@ -8,7 +8,7 @@ from privopt.pipeline.report import compute_findings, render_report
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
-provenance = json.loads(Path(snakemake.input.provenance[0]).read_text()) if snakemake.input.provenance else None
-render_report(snakemake.input.template, p.papers, p.settings, provenance, p.scale, snakemake.output[0],
+data = {name: json.loads(Path(path).read_text()) for name, path in zip(p.datasets, snakemake.input.provenance)}
+render_report(snakemake.input.template, p.papers, p.settings, data, p.scale, snakemake.output[0],
               audits=snakemake.input.audits[0], audit_settings=p.audit,
               findings=compute_findings(p.papers, p.claims_settings), references=p.references)

@@ -11,7 +11,7 @@ from privopt.io import log_to_file, write_csv
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
-inputs = {"pickups": snakemake.input.pickups} if snakemake.input.get("pickups") else {}
+inputs = {name: path for name, path in snakemake.input.items() if name != "manifest"}  # its data sets' files
 with tempfile.TemporaryDirectory(prefix=f"verify-{p.paper}-") as work:
     ulps = paper(p.paper).verify_ulps
     found = verify_jobs(p.folder, paper(p.paper), inputs, work, ulps=ulps)

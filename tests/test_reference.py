@@ -21,6 +21,7 @@ from privopt.pipeline.reference import (
     write_reference,
 )
 from privopt.pipeline.registry import papers
+from privopt.pipeline.datasets import data_records
 from privopt.io import write_parquet
 from workflow_runs import REPO, copy_workflow, data_config, needs_subset, snakemake
 
@@ -116,9 +117,14 @@ def test_every_committed_reference_matches_its_manifest_and_says_what_ran(folder
     paper = papers()[folder.name]
     stems = {t.file for e in paper.experiments for t in e.table_files}
     assert {rel.split("/", 1)[1] for rel in manifest["files"] if rel.startswith("tables/")} <= stems
-    if paper.uses_uber:
-        data = manifest["data"]
-        assert data["fetched_sha256"] and data["csv_sha256"] and data["records"] > 0 and data["source"]
+    # the provenance record of each data set the paper reads (manifests written before data sets were
+    # declarations hold the one record of its one data set)
+    records = data_records(manifest["data"], paper.datasets)
+    assert set(records) == set(paper.datasets)
+    for data in records.values():
+        assert data["source"] and data["records"] > 0
+    if "uber" in records:
+        assert records["uber"]["fetched_sha256"] and records["uber"]["csv_sha256"]
 
 
 def test_the_references_fit_the_size_budget():

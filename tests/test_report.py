@@ -91,7 +91,7 @@ def rendered(tmp_path, monkeypatch):
         "environment": {"git": {"commit": "c" * 40, "dirty": False}}}))
     data = {"source": "/data/x.csv.gz", "canonical": False, "records": 99997, "verified_by": "sha256",
             "fetched_sha256": "e" * 64, "csv_git_blob_id": "f" * 40}
-    render_report(TEMPLATE, {"p": meta}, {"p": {"eps": 0.1, "fig1": {"m": 100}, "exp2": {"n": 5}}}, data, "quick",
+    render_report(TEMPLATE, {"p": meta}, {"p": {"eps": 0.1, "fig1": {"m": 100}, "exp2": {"n": 5}}}, {"uber": data}, "quick",
                   "index.html", findings={"p": [Finding("PCG0 beats Random by 1.7 (2.3 SE).", figure="fig1")]})
     return (tmp_path / "index.html").read_text()
 

@@ -99,7 +99,8 @@ def test_only_run_rules_leave_the_machine(tmp_path, monkeypatch):
 def test_the_toy_paper_adds_files_only_where_a_paper_declares_itself():
     """The guard that adding a paper stays cheap: its package, notebooks, captions and schema."""
     allowed = [r"src/privopt/experiments/toy/[\w/]+\.py", r"workflow/notebooks/toy_\w+\.py\.ipynb",
-               r"workflow/report/toy_\w+\.rst", r"workflow/schemas/toy\.schema\.yaml"]
+               r"workflow/report/toy_\w+\.rst", r"workflow/schemas/toy\.schema\.yaml",
+               r"src/privopt/datasets/toy\.py"]  # its data set (tests/test_datasets.py)
     files = [str(p) for p in toy_files()]
     assert files and all(any(re.fullmatch(a, f) for a in allowed) for f in files), files
     assert not any((REPO / f).exists() for f in files)

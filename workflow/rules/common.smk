@@ -16,7 +16,6 @@ _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
-from privopt.data.uber import content_key
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
 from privopt.codedigest import code_digest, module_digests
@@ -24,9 +23,33 @@ from privopt.pipeline.config import ConfigSources, validate_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import settings_key
 from privopt.pipeline.registry import papers
+from privopt.pipeline.datasets import used_datasets
 from privopt.pipeline.provenance import file_sha256
 
 PAPERS = papers()
+# The data sets the registered papers' instances read (privopt.pipeline.datasets; rules in data.smk).
+DATASETS = used_datasets(PAPERS.values())
+
+
+# ----------------------------------------------------------------------------- data sets
+# (privopt.pipeline.datasets; rules in workflow/rules/data.smk)
+
+
+def check_datasets():
+    """Each used data set's own checks of the config keys it reads (a local source that does not exist)."""
+    for data in DATASETS.values():
+        for key, problem in data.check(data.settings(config)):
+            raise ConfigError(f"config key {key} (set in {config_sources().origin((key,))}): {problem}")
+
+
+def dataset_inputs(names):
+    """The parsed files of the data sets ``names``, by output name (what an instance's build receives)."""
+    return {output: path for name in names for output, path in DATASETS[name].output_files(config).items()}
+
+
+def data_provenance(names):
+    """The provenance records of the data sets ``names`` (in that order)."""
+    return [DATASETS[name].provenance_file(config) for name in names]
 
 
 # ----------------------------------------------------------------------------- config
@@ -54,10 +77,7 @@ def check_config():
     filled in, numbers in scientific notation read as numbers), then each paper's cross-key checks.
     Every error names the paper, the key path and the config file that set it."""
     validate_config(config, PAPERS, sources=config_sources(), schemas=Path(workflow.basedir) / "workflow/schemas")
-    source = config["uber_source"]
-    if "://" not in source and not Path(source).exists():
-        raise ConfigError(f"config key uber_source (set in {config_sources().origin(('uber_source',))}): "
-                          f"local file {source!r} does not exist")
+    check_datasets()
 
 
 check_config()
@@ -66,15 +86,6 @@ check_config()
 # switching scale never overwrites or deletes another scale's results (privopt.pipeline.protocol).
 RESULTS = results_root(config["scale"])
 LOGS = logs_root(config["scale"])
-
-
-def uber_key():
-    """The folder name of the verified pickups this config asks for (privopt.data.uber.content_key)."""
-    return content_key(config["uber_sha256"] or None)
-
-
-def uber_dir():
-    return f"resources/uber/{uber_key()}"
 
 
 # ----------------------------------------------------------------------------- points, files, digests
@@ -161,12 +172,6 @@ def checked_inputs(paper, stems):
     """The stamps of the experiments whose tables ``stems`` are: a rule reading a table takes them, so a
     table changed by hand since its provenance record was written fails before anything reads it."""
     return [paper.checked_file(name, RESULTS) for name in paper.readers_of(stems)]
-
-
-def uber_provenance_if_used():
-    """The Uber provenance record, when a registered paper uses the pickups."""
-    used = any(p.uses_uber for p in PAPERS.values())
-    return [f"{uber_dir()}/provenance.json"] if used else []
 
 
 # ----------------------------------------------------------------------------- params of the generic rules

@@ -1,5 +1,5 @@
 # The generic rules, instantiated for every registered paper (privopt.pipeline.registry):
-#   <paper>_instance_<name>   raw inputs -> what its runs share          (local)
+#   <paper>_instance_<name>   its data sets' files -> what its runs share (local)
 #   <paper>_runs_<exp>        one parameter point x one seed block       (the only cluster jobs)
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
 #   <paper>_check_<exp>       tables still as recorded (sha256) -> stamp  (local)
@@ -21,7 +21,7 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_instance_{_inst.name}"
             localrule: True
             input:
-                pickups=rules.uber_parse.output[0] if _inst.uses_uber else [],
+                **dataset_inputs(_inst.datasets),
             output:
                 [_paper.instance_file(_inst.name, f, RESULTS) for f in _inst.outputs],
             params:

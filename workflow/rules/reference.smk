@@ -18,11 +18,12 @@ for _paper in PAPERS.values():
             tables=[_paper.table_file(t.stem, RESULTS) for e in _paper.experiments for t in e.table_files],
             checked=[_paper.checked_file(e.name, RESULTS) for e in _paper.experiments],
             records=[_paper.provenance_file(e.name, RESULTS) for e in _paper.experiments],
-            data=uber_provenance_if_used() if _paper.uses_uber else [],
+            data=data_provenance(_paper.datasets),
         output:
             f"{RESULTS}/reference/{_paper.key}.written",
         params:
             paper=_paper.key,
+            datasets=list(_paper.datasets),
             folder=reference_folder(_paper),
             section=config[_paper.key],
             scale=config["scale"],
@@ -91,7 +92,7 @@ for _paper in PAPERS.values():
             localrule: True
             input:
                 manifest=f"{reference_folder(_paper)}/manifest.json",
-                pickups=rules.uber_parse.output[0] if _paper.uses_uber else [],
+                **dataset_inputs(_paper.datasets),
             output:
                 f"results/verify/{_paper.key}.csv",
             params:

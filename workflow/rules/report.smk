@@ -23,7 +23,7 @@ rule report_html:
     localrule: True
     input:
         template="paper/report.html.j2",
-        provenance=uber_provenance_if_used(),
+        provenance=data_provenance(DATASETS),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
         records=[p.provenance_file(e.name, RESULTS) for p in PAPERS.values() for e in p.experiments],
@@ -38,12 +38,14 @@ rule report_html:
         settings={key: config[key] for key in PAPERS},
         papers={key: paper.metadata(RESULTS, LOGS) for key, paper in PAPERS.items()},
         scale=config["scale"],
+        datasets=list(DATASETS),
         audit=config["privacy_audit"],
         # what each paper's findings read besides its tables, and the code that computes them
         claims_settings={key: paper.claims.settings(config[key]) for key, paper in PAPERS.items()},
         # each paper's reference results (reference/<paper>/): its claims, what it is, its figures
         references=reference_report_inputs(),
-        code=digest("privopt.pipeline.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values())),
+        code=digest("privopt.pipeline.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values()),
+                    *(f"privopt.datasets.{name}:DATASET" for name in DATASETS)),
     conda:
         "../envs/privopt.yaml"
     log:

@@ -580,7 +580,7 @@ def read_pickups(
 # --------------------------------------------------------------------------------------
 
 
-#: Parquet without the index, written atomically (kept under this name for ``scripts/uber_parse.py``).
+#: Parquet without the index, written atomically (kept under this name for its callers).
 write_parquet_atomic = write_parquet
 
 

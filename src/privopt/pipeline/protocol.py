@@ -160,15 +160,20 @@ def _expect_keys(what: str, made: Mapping[str, Any], expected: Sequence[str]) ->
 class Instance:
     """What several runs share, built once from raw inputs (e.g. the pickups inside a box).
 
-    ``build(name, settings, inputs) -> {file name: DataFrame | dict}`` writes ``outputs``;
-    ``inputs`` holds ``"pickups"`` (the parsed Uber table) when ``uses_uber``.
+    ``build(name, settings, inputs) -> {file name: DataFrame | dict}`` writes ``outputs``; ``inputs`` maps
+    each output of the data sets it reads (``datasets``, names of :mod:`privopt.pipeline.datasets`
+    declarations) to its path: ``datasets=("uber",)`` gives ``inputs["pickups"]``, the parsed Uber table.
     """
 
     name: str
     build: str
     outputs: tuple[str, ...]
     settings: Callable[[Section], dict] = lambda section: {}
-    uses_uber: bool = False
+    datasets: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.datasets, str):
+            raise TypeError(f"instance {self.name}: datasets is a tuple of names, e.g. ({self.datasets!r},)")
 
     def make(self, settings: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, Any]:
         """Build the instance (imports ``build``) and check it returns exactly ``outputs``."""
@@ -407,8 +412,9 @@ class Paper:
         raise KeyError(f"paper {self.key} has no table {stem!r}")
 
     @property
-    def uses_uber(self) -> bool:
-        return any(i.uses_uber for i in self.instances)
+    def datasets(self) -> tuple[str, ...]:
+        """The data sets its instances read (in order of first use)."""
+        return tuple(dict.fromkeys(d for i in self.instances for d in i.datasets))
 
     # ------------------------------------------------------------------ paths
     # ``root``: the scale's namespace (:func:`results_root`); the workflow always passes it.
@@ -475,7 +481,7 @@ class Paper:
         tables its claims (and findings) read, and the provenance record of each experiment's tables."""
         return {
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
-            "short": self.short, "kind": self.kind, "uses_uber": self.uses_uber, "claims": self.claims_file_at(root),
+            "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
             "audit": self.audit_file_at(root),
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
                          "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],

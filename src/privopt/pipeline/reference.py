@@ -9,7 +9,7 @@ holds them, so that every user gets the paper-scale verdicts without recomputing
                                                       a few run files, chosen reproducibly, for ``verify``
 
 The manifest records the commit, the resolved config section, the scale label, the code digest of each
-experiment, the data source (digest, record count), the date, the CPU model and the core-hours of the
+experiment, the provenance record of each data set its instances read (source, digests, record count; by data set name), the date, the CPU model and the core-hours of the
 run jobs.  :func:`check_manifest` refuses a folder whose files differ from it (naming the file), so a
 reference changed by hand is never read; :func:`verify_jobs` recomputes the sampled run jobs and
 compares them row by row with the stored ones.
@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from privopt.pipeline.protocol import Paper, RunJob, point_path
+from privopt.pipeline.datasets import dataset_outputs
 from privopt.pipeline.provenance import file_sha256, first_changed
 
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "read_manifest", "reference_tables",
@@ -285,7 +286,7 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
     """Recompute the run jobs the reference sampled (``manifest["verify"]``) with the reference's own
     settings and compare their rows with the stored ones.
 
-    ``inputs``: the raw inputs instances read (``{"pickups": path}``), ``workdir``: where instances are
+    ``inputs``: the data sets' outputs instances read, by output name (``{"pickups": path}``), ``workdir``: where instances are
     built.  Returns one record per job: its path, the seconds it took, and ``mismatch`` (None when every
     row is the same, else the sentence of :func:`compare_rows`).
     """
@@ -305,7 +306,7 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
                 inst = paper.instance(name)
                 where = workdir / name
                 where.mkdir(parents=True, exist_ok=True)
-                made = inst.make(inst.settings(section), dict(inputs) if inst.uses_uber else {})
+                made = inst.make(inst.settings(section), {o: inputs[o] for o in dataset_outputs(inst.datasets)})
                 for file in inst.outputs:
                     write_output(made[file], where / file)
                 built[name] = str(where)

@@ -11,7 +11,7 @@ paper, the claims whose verdict differs between its rows: readings, or the sampl
 references).  Then a table of contents; per figure the regenerated image beside the original caption,
 the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
 disclosure); the privacy audits; and the provenance (git commit, package versions, config digest,
-date, scale, data source and its digest, and each table's own provenance record).  Nothing here
+date, scale, each data set read with its source, digests and record count as its declaration shows them, and each table's own provenance record).  Nothing here
 names a paper: everything comes from the papers' declarations.
 """
 
@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 import pandas as pd
 import yaml
 
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from privopt.pipeline.datasets import dataset
 from privopt.pipeline.protocol import Finding
 from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
@@ -199,13 +201,20 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
     return row
 
 
-def data_description(provenance: Mapping[str, Any] | None) -> str:
-    """What data the run read, in words: the canonical file or the subset, with its record count."""
-    if not provenance:
+def data_description(data: Mapping[str, Mapping[str, Any]] | None) -> str:
+    """What data the run read, in words: each data set as its declaration describes it (the Uber pickups: the
+    canonical file or the subset, with its record count)."""
+    if not data:
         return "no external data (simulated instances only)"
-    n = provenance.get("records")
-    what = "the full April 2014 Uber file" if provenance.get("canonical") else "a subset of the April 2014 Uber file"
-    return f"{what} ({n:,} records)" if isinstance(n, int) else what
+    parts = [dataset(name).summary(record) for name, record in data.items()]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def data_provenance_rows(data: Mapping[str, Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    """Per data set the run read, its rows of the provenance table (its declaration's ``provenance_rows``)."""
+    return [{"name": name, "title": dataset(name).title,
+             "rows": [(heading, markupsafe.Markup(cell)) for heading, cell in dataset(name).provenance_rows(record)]}
+            for name, record in (data or {}).items()]
 
 
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
@@ -281,12 +290,13 @@ def audit_rows(audits: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]], settings: Mapping[str, Any],
-                  provenance: Mapping[str, Any] | None, scale: str, output: str | Path,
+                  data: Mapping[str, Mapping[str, Any]] | None, scale: str, output: str | Path,
                   audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None,
                   findings: Mapping[str, Sequence[Finding]] | None = None,
                   references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """Render ``template`` for ``papers`` (key → :meth:`privopt.pipeline.protocol.Paper.metadata`) with
-    their config sections ``settings``, the data ``provenance`` (None when no paper uses the pickups), the
+    their config sections ``settings``, the provenance record of each data set read (``data``: name → record of
+    :mod:`privopt.pipeline.datasets`; empty or None when no paper reads one), the
     ``scale`` label, the privacy-audit table at ``audits`` and each paper's ``findings`` (see
     :func:`compute_findings`), each paper's reference results ``references`` (key → ``{"claims": csv,
     "about": json, "figures": {figure id: png}}``, for the papers that have one), and write it atomically to
@@ -302,8 +312,8 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     software = {**environment(), "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     shown = {"scale": scale, **{key: settings[key] for key in papers}}
     html = env.get_template(template.name).render(
-        papers=context, provenance=provenance, scale=scale, software=software, audits=audit_table,
-        data=data_description(provenance),
+        papers=context, datasets=data_provenance_rows(data), scale=scale, software=software, audits=audit_table,
+        data=data_description(data),
         audit_settings=audit_settings or {}, verdicts=VERDICT_ORDER, config_digest=config_digest(shown))
     with atomic_path(output) as tmp:
         tmp.write_text(html, encoding="utf-8")

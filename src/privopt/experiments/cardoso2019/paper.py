@@ -90,7 +90,7 @@ PAPER = Paper(
     kind="theory",
     instances=(
         Instance("cells", build="privopt.experiments.cardoso2019.instances:build",
-                 outputs=("cells.parquet", "cells.json"), uses_uber=True),
+                 outputs=("cells.parquet", "cells.json"), datasets=("uber",)),
     ),
     experiments=(
         *(_experiment(name) for name in SPECS),

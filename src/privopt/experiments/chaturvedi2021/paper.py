@@ -63,9 +63,9 @@ PAPER = Paper(
     short="Chaturvedi et al. 2021",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
-                 outputs=("pool.parquet", "instance.json"), uses_uber=True),
+                 outputs=("pool.parquet", "instance.json"), datasets=("uber",)),
         Instance("fig2", build="privopt.experiments.chaturvedi2021.instances:build",
-                 outputs=("pool.parquet", "instance.json"), uses_uber=True),
+                 outputs=("pool.parquet", "instance.json"), datasets=("uber",)),
     ),
     experiments=(
         Experiment(

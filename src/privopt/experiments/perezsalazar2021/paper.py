@@ -149,7 +149,7 @@ PAPER = Paper(
     instances=(
         Instance("uber", build=f"{MOD}.uber:build",
                  outputs=("pick.parquet", "windows.parquet", "signatures.parquet", "instance.json"),
-                 settings=_uber_instance_settings, uses_uber=True),
+                 settings=_uber_instance_settings, datasets=("uber",)),
     ),
     experiments=(
         Experiment(

@@ -63,7 +63,7 @@ PAPER = Paper(
     kind="theory",
     instances=(
         Instance("disk", build="privopt.experiments.smith2013.instances:build", outputs=("disk.parquet", "disk.json"),
-                 uses_uber=True),
+                 datasets=("uber",)),
     ),
     experiments=(
         Experiment(

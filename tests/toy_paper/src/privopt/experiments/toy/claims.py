@@ -18,5 +18,13 @@ def _f1a(tables, settings):
                    bool((np.abs(scaled - 1) <= tol).all()))
 
 
+@CLAIMS.claim("D.a", "data", "The toy data set holds its 40 values, of mean 1/2, and the instance reads them all.",
+              "n = 40 and |mean − 1/2| ≤ 1e-12", needs=("data",))
+def _da(tables, settings):
+    t = tables["data"]
+    n, mean = int(t["n"].iloc[0]), float(t["mean"].iloc[0])
+    return Outcome(f"n = {n}, mean = {mean:.12g}", bool(n == 40 and (t["n_instance"] == 40).all() and abs(mean - 0.5) <= 1e-12))
+
+
 def evaluate(tables, settings):
     return CLAIMS.evaluate(tables, settings)

@@ -1,4 +1,8 @@
-"""Runs and tables of the toy paper: |mean + Laplace(1/(n·ε)) − mean| per run."""
+"""Runs and tables of the toy paper: |mean + Laplace(1/(n·ε)) − mean| per run (experiment ``laplace``), and
+the private mean of the toy data set's values (experiment ``data``, instance ``values``)."""
+
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,3 +27,18 @@ def run_job(point, settings, seeds, inputs):
 def tables(frames, settings):
     runs = frames["runs"].sort_values(["eps", "seed"]).reset_index(drop=True)
     return {"fig1": summarise(runs, ["eps"], "error", ddof=1), "fig1_runs": runs}
+
+
+def data_job(point, settings, seeds, inputs):
+    """The values of the instance and their mean, private at ε: mean + Laplace(1/(n·ε)) per seed."""
+    meta = json.loads((Path(inputs["values"]) / "values.json").read_text())
+    values = pd.read_parquet(Path(inputs["values"]) / "values.parquet")["value"].to_numpy()
+    n, eps = len(values), float(point["eps"])
+    rows = [{"eps": eps, "seed": int(seed), "n": n, "mean": float(values.mean()), "n_instance": meta["n"],
+             "private_mean": float(values.mean() + seeding.rng(PAPER, "data", {"eps": eps, "n": n}, seed)
+                                   .laplace(0.0, 1.0 / (n * eps)))} for seed in seeds]
+    return {"runs": pd.DataFrame(rows)}
+
+
+def data_tables(frames, settings):
+    return {"data": frames["runs"].sort_values(["eps", "seed"]).reset_index(drop=True)}
