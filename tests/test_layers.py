@@ -2,7 +2,8 @@
 
 Three floors: the library (algorithms, mechanisms, data, audits, and the foundation modules ``seeding``,
 ``io``, ``fastrng``, ``codedigest``, ``numba_cache``), ``privopt.pipeline`` (the machinery every paper uses)
-and the papers (``privopt.experiments.<key>``).  An import may run down or sideways within a floor, never
+and the declarations on top: the papers (``privopt.experiments.<key>``) and the data sets
+(``privopt.datasets.<name>``).  An import may run down or sideways within a floor, never
 up, and a paper never imports another paper.  Every import statement counts, at module level or inside a
 function, so a lazy import cannot hide an arrow.  The graph is read from the source with :mod:`ast`.
 """
@@ -67,14 +68,16 @@ def import_graph(roots: list[Path]) -> dict[str, set[str]]:
 def floor(module: str) -> str:
     if module.startswith("privopt.experiments."):
         return "papers"
-    if module == "privopt.experiments":
+    if module in ("privopt.experiments", "privopt.datasets"):
         return "papers namespace"
+    if module.startswith("privopt.datasets."):
+        return "data-set declarations"
     if module == "privopt.pipeline" or module.startswith("privopt.pipeline."):
         return "pipeline"
     return "library"
 
 
-RANK = {"library": 0, "pipeline": 1, "papers namespace": 2, "papers": 2}
+RANK = {"library": 0, "pipeline": 1, "papers namespace": 2, "papers": 2, "data-set declarations": 2}
 
 
 def upward_arrows(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
@@ -82,8 +85,8 @@ def upward_arrows(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     bad = []
     for mod, targets in graph.items():
         for t in targets:
-            if floor(mod) == "pipeline" and t == "privopt.experiments":
-                continue  # the registry discovers the papers in their (empty) namespace package
+            if floor(mod) == "pipeline" and floor(t) == "papers namespace":
+                continue  # the registries discover papers and data sets in their (empty) namespace packages
             if RANK[floor(t)] > RANK[floor(mod)]:
                 bad.append((mod, t))
             elif floor(mod) == floor(t) == "papers" and mod.split(".")[2] != t.split(".")[2]:
