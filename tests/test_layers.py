@@ -69,7 +69,7 @@ def floor(module: str) -> str:
         return "papers"
     if module == "privopt.experiments":
         return "papers namespace"
-    if module == "privopt.pipeline" or module.startswith("privopt.pipeline."):
+    if module in ("privopt.pipeline", "privopt.plotting") or module.startswith(("privopt.pipeline.", "privopt.plotting.")):
         return "pipeline"
     return "library"
 
