@@ -44,6 +44,7 @@ from privopt.plotting.draw import (
     eps_curves,
     figure_legend,
     guide,
+    hollow_handle,
     legend_below,
     min_text_pt,
     nodata,
@@ -57,6 +58,6 @@ from privopt.plotting.draw import (
 __all__ = [
     "ALGORITHMS", "BAND_KINDS", "EPS_INF_COLOUR", "EPS_RANGE", "EPS_ZERO_COLOUR", "PROJECT_EPS", "REPORT_WIDTH_IN",
     "algo_style", "anchor", "band", "eps_curves", "band_handle", "band_text", "curve", "eps_colour", "eps_label", "eps_marker",
-    "figure_legend", "guide", "legend_below", "level_colours", "min_text_pt", "nodata", "note", "palette_problems",
+    "figure_legend", "guide", "hollow_handle", "legend_below", "level_colours", "min_text_pt", "nodata", "note", "palette_problems",
     "read", "save", "style", "use",
 ]

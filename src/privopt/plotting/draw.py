@@ -73,6 +73,11 @@ def band_handle(kind: str, n, unit: str = "seeds", *, clipped: int = 0, bars: bo
     return Patch(facecolor="0.6", alpha=0.35, edgecolor="none", label=label)
 
 
+def hollow_handle(label: str = "hollow: nominal ε (η-equivalent, not certified)"):
+    """A legend entry for the hollow markers :func:`curve` draws where ``certified`` is false."""
+    return Line2D([], [], ls="none", marker="o", mfc="white", mec="0.3", label=label)
+
+
 def _is_log(ax, log) -> bool:
     return ax.get_yscale() == "log" if log is None else bool(log)
 
@@ -272,5 +277,5 @@ def palette_problems(fig) -> list[str]:
     return problems
 
 
-__all__ = ["anchor", "band", "eps_curves", "band_handle", "band_text", "curve", "eps_colour", "figure_legend", "guide", "legend_below",
+__all__ = ["anchor", "band", "eps_curves", "hollow_handle", "band_handle", "band_text", "curve", "eps_colour", "figure_legend", "guide", "legend_below",
            "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "use"]

@@ -6,27 +6,30 @@ import math
 from dataclasses import dataclass
 
 import matplotlib
-from matplotlib.colors import LogNorm, to_hex
+from matplotlib.colors import LinearSegmentedColormap, LogNorm, to_hex
 
 # Every ε the configurations of the project run (config/*.yaml): the scale of :func:`eps_colour` spans them.
 PROJECT_EPS = (0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 100.0, 200.0, 300.0, 1000.0, 3000.0)
 EPS_RANGE = (PROJECT_EPS[0], PROJECT_EPS[-1])
 EPS_INF_COLOUR = "#000000"   # ε = ∞: the non-private learner
 EPS_ZERO_COLOUR = "#8c8c8c"  # ε = 0: a learner that never looks at the data (UNIF)
-_EPS_CMAP = "plasma"
-_EPS_SPAN = (0.0, 0.86)      # the yellow end of plasma is unreadable on white
+# An ordered map that keeps changing hue over its whole length (viridis or plasma over 4.5 decades leave the
+# common ε = 1…100 within two or three shades) and stays dark enough to read on white.
+_EPS_STOPS = ("#2d0a5e", "#2a4fb0", "#0b8fa0", "#2e9e3a", "#b59a00", "#e0661a", "#c4173a", "#6e0d2a")
+_EPS_CMAP = LinearSegmentedColormap.from_list("privopt_eps", _EPS_STOPS)
+_EPS_SPAN = (0.0, 1.0)
 _EPS_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def eps_colour(eps) -> str:
-    """The colour of ε: plasma over log ε on :data:`EPS_RANGE` (clipped outside it); ∞ black, 0 grey."""
+    """The colour of ε: an ordered map (dark purple → blue → teal → green → gold → orange → red) over log ε on :data:`EPS_RANGE` (clipped outside it); ∞ black, 0 grey."""
     e = float(eps)
     if math.isinf(e):
         return EPS_INF_COLOUR
     if e <= 0:
         return EPS_ZERO_COLOUR
     t = min(max(LogNorm(*EPS_RANGE, clip=True)(e), 0.0), 1.0)
-    return to_hex(matplotlib.colormaps[_EPS_CMAP](_EPS_SPAN[0] + (_EPS_SPAN[1] - _EPS_SPAN[0]) * float(t)))
+    return to_hex(_EPS_CMAP(_EPS_SPAN[0] + (_EPS_SPAN[1] - _EPS_SPAN[0]) * float(t)))
 
 
 def eps_marker(eps) -> str:
