@@ -199,7 +199,8 @@ def legend_below(ax, handles: Iterable | None = None, ncol: int = 2, **kw):
     if handles is not None:
         extra = list(handles)
         h, l = h + extra, l + [a.get_label() for a in extra]
-    return ax.legend(h, l, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, **kw)
+    kw.setdefault("bbox_to_anchor", (0.5, -0.16))
+    return ax.legend(h, l, loc="upper center", ncol=ncol, **kw)
 
 
 def figure_legend(fig, extra: Iterable = (), ncol: int = 3, axes=None, **kw):
@@ -212,11 +213,11 @@ def figure_legend(fig, extra: Iterable = (), ncol: int = 3, axes=None, **kw):
                 seen[lab] = h
                 handles.append(h)
 
-    def order(item):  # the ε curves first, by ε (∞ last), then the rest as drawn
+    def order(item):  # the curves of an ε first, by algorithm then ε (∞ last), then the rest as drawn
         i, h = item
         gid = h.get_gid() if hasattr(h, "get_gid") else None
         keys = dict(p.split("=", 1) for p in (gid or "").split("|") if "=" in p)
-        return (0, float(keys["eps"]), i) if "eps" in keys and "algo" not in keys else (1, 0.0, i)
+        return (0, keys.get("algo", ""), float(keys["eps"]), i) if "eps" in keys else (1, "", 0.0, i)
 
     handles = [h for _, h in sorted(enumerate(handles), key=order)]
     handles += list(extra)
