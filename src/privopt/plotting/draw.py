@@ -140,8 +140,10 @@ def curve(ax, frame: pd.DataFrame, x: str, y: str = "mean", *, algo: str | None 
             f = _floor(yv, low)
             clipped = int((low <= 0).sum())
             low = np.where(low <= 0, f, low)
-        ax.errorbar(c.loc[keep, x], yv, yerr=[yv - low, e], fmt="none", ecolor=st["color"], elinewidth=0.9,
-                    capsize=capsize, gid=f"bars|{st['gid']}" if st["gid"] else None)
+        bars = ax.errorbar(c.loc[keep, x], yv, yerr=[yv - low, e], fmt="none", ecolor=st["color"], elinewidth=0.9,
+                           capsize=capsize)
+        for coll in bars.lines[2] if st["gid"] else ():  # the bars (not the caps) carry the curve's gid
+            coll.set_gid(f"bars|{st['gid']}")
     return {"dropped": int((~keep).sum()), "clipped": clipped}
 
 
