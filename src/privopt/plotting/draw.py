@@ -113,7 +113,10 @@ def curve(ax, frame: pd.DataFrame, x: str, y: str = "mean", *, algo: str | None 
     ``x`` (sorted), a band between the columns ``lo`` and ``hi`` or error bars ±``err``, markers hollow where
     the boolean column ``certified`` is false.  On a log y axis a mean ≤ 0 is not drawn (counted in
     ``dropped``: say it with :func:`note`) and a lower end ≤ 0 is clipped (``clipped``).  Returns the counts."""
-    st = style(algo, eps)
+    if algo is None and eps is None:  # one series that is neither an algorithm nor an ε: ``colour`` names it
+        st = {"color": colour or "C0", "marker": "o", "ls": "-", "gid": None}
+    else:
+        st = style(algo, eps)
     if colour is not None:  # a reference line in another colour: not a palette entry, so no gid
         st = {**st, "color": colour, "gid": None}
     if ls is not None:
