@@ -72,7 +72,7 @@ def floor(module: str) -> str:
         return "papers namespace"
     if module.startswith("privopt.datasets."):
         return "data-set declarations"
-    if module == "privopt.pipeline" or module.startswith("privopt.pipeline."):
+    if module in ("privopt.pipeline", "privopt.plotting") or module.startswith(("privopt.pipeline.", "privopt.plotting.")):
         return "pipeline"
     return "library"
 

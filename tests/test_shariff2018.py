@@ -142,7 +142,10 @@ def test_figure3_slope(power, expected):
 def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims():
     exp1 = synthetic_exp1(2.0)
     tables = aggregation.exp1_tables({"runs": exp1.sample(frac=1, random_state=0)}, {})
-    assert set(tables) == {"fig2", "fig3", "fig3_fit", "exp1_runs"}
+    assert set(tables) == {"fig2", "fig3", "fig3_fit", "fig3_band", "exp1_runs"}
+    band = tables["fig3_band"]  # Figure 3's bootstrap band of the fitted line, computed with the tables
+    assert list(band.columns) == aggregation.BAND_COLUMNS and set(band["reward"]) == {"gaussian", "pm1"}
+    assert (band["band_lo"] <= band["fit"]).all() and (band["fit"] <= band["band_hi"]).all()
     pd.testing.assert_frame_equal(tables["exp1_runs"], exp1[tables["exp1_runs"].columns].reset_index(drop=True),
                                   check_dtype=False)
     fit = tables["fig3_fit"].set_index("reward")

@@ -94,7 +94,7 @@ PAPER = Paper(
             tables=f"{TABLES}:exp1_tables",
             # the reference keeps every 10th recorded round of the curves (every 1,000 at the paper's rec_every)
             table_files=(Table("fig2.csv", thin=10), Table("fig3.csv"), Table("fig3_fit.csv"),
-                         Table("exp1_runs.parquet")),
+                         Table("exp1_runs.parquet"), Table("fig3_band.csv")),
             cost=lambda settings, point, n: cost.job_seconds("exp1", settings, point, n),
             data_mb=lambda settings, point, n: cost.job_data_mb("exp1", settings, point, n),
         ),
@@ -136,7 +136,7 @@ PAPER = Paper(
                inputs={"table": "fig2"}),
         Figure("fig3", title="Figure 3 — total regret versus d, log–log, best-fit line",
                original_caption="Experiment 1 — Regret vs. dimension with log–log axes and best-fit line.",
-               inputs={"table": "fig3", "fit": "fig3_fit", "runs": "exp1_runs"}),
+               inputs={"table": "fig3", "fit": "fig3_fit", "band": "fig3_band", "runs": "exp1_runs"}),
         Figure("fig4", title="Figure 4 — private variants over time, Δ = 0 and Δ = 0.1",
                original_caption="Experiment 2 — Regret over time, with and without forced sub-optimality gaps.",
                inputs={"table": "fig4"}, params=lambda section: {"plot_until": section["exp2"]["plot_until"]}),

@@ -43,6 +43,39 @@ def fit_table(exp1_runs: pd.DataFrame, n_boot: int = 1000) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=FIT_COLUMNS)
 
 
+BAND_COLUMNS = ["reward", "d", "fit", "band_lo", "band_hi", "n_boot"]
+
+
+def band_table(exp1_runs: pd.DataFrame, n_boot: int = 1000, n_points: int = 50, seed: int = 0) -> pd.DataFrame:
+    """Figure 3's shaded band: the pointwise bootstrap 95 % band of the fitted line ``R̂ = e^a·d^b`` at
+    ``n_points`` values of d spaced geometrically over the runs' range, per reward model.  The resamples are
+    those of :func:`bootstrap_slope_ci` (runs resampled within each d, the stream (shariff2018,
+    fig3_bootstrap, n_boot, seed), the same draws in the same order), each refitted by OLS of log R̂ on log d;
+    ``band_lo``/``band_hi`` are the 2.5 and 97.5 percentiles of the refitted lines at each d, ``fit`` the line
+    fitted to all runs.  With fewer than two values of d there is no line (no rows)."""
+    rows = []
+    for reward, g in exp1_runs.groupby("reward", sort=True):
+        if g["d"].nunique() < 2:
+            continue
+        rng = seeding.rng("shariff2018", "fig3_bootstrap", {"n_boot": n_boot}, seed)
+        ds = sorted(g["d"].unique())
+        groups = [h["regret"].to_numpy() for _, h in g.groupby("d", sort=True)]
+        xs = np.geomspace(g["d"].min(), g["d"].max(), n_points)
+        lines = np.empty((n_boot, n_points))
+        for i in range(n_boot):
+            x, y = [], []
+            for d, h in zip(ds, groups):
+                x += [d] * h.size
+                y += list(rng.choice(h, size=h.size, replace=True))
+            b, a = np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)
+            lines[i] = np.exp(a + b * np.log(xs))
+        b, a = np.polyfit(np.log(g["d"].to_numpy(float)), np.log(g["regret"].to_numpy(float)), 1)
+        lo, hi = np.percentile(lines, [2.5, 97.5], axis=0)
+        rows += [{"reward": reward, "d": float(x), "fit": float(np.exp(a) * x ** b), "band_lo": float(l),
+                  "band_hi": float(h), "n_boot": n_boot} for x, l, h in zip(xs, lo, hi)]
+    return pd.DataFrame(rows, columns=BAND_COLUMNS)
+
+
 def final_rows(records: pd.DataFrame, by) -> pd.DataFrame:
     """The last recorded point of every run (t = n_rounds)."""
     last = records.groupby(list(by), sort=False)["t"].transform("max")
@@ -68,13 +101,14 @@ def fig1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any])
 
 
 def exp1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """Experiment 1 → Figure 2 curves (``fig2``), Figure 3 per-d summary (``fig3``) and fits (``fig3_fit``),
-    and the final regret of every run (``exp1_runs``)."""
+    """Experiment 1 → Figure 2 curves (``fig2``), Figure 3 per-d summary (``fig3``), fits (``fig3_fit``) and
+    the bootstrap band of the fitted line (``fig3_band``), and the final regret of every run (``exp1_runs``)."""
     records = frames["runs"].sort_values(["reward", "d", "seed", "t"], kind="stable")
     fin = final_rows(records, ["reward", "d", "seed"])[["reward", "d", "seed", *KEEP]]
     return {"fig2": summarise(records, ["reward", "d", "t"], "regret", ddof=1),
             "fig3": summarise(fin, ["reward", "d"], "regret", ddof=1),
             "fig3_fit": fit_table(fin),
+            "fig3_band": band_table(fin),
             "exp1_runs": fin.reset_index(drop=True)}
 
 

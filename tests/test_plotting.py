@@ -1,0 +1,236 @@
+"""privopt.plotting: one palette in every figure, bands that say what they are, clipping on log axes.
+
+The palette test reads the figures' artists: every line, band and bar drawn through the helpers carries a
+``gid`` naming its algorithm and ε, and :func:`privopt.plotting.palette_problems` compares each artist's
+colour and marker with the palette.  Synthetic figures with different ε sets per panel and per figure
+check the helpers; ``test_the_notebooks_keep_the_palette`` runs every figure notebook on the tables of a
+finished run (``results/quick`` or ``$PRIVOPT_FIGURE_TABLES``; skipped without one) and checks the figures
+they draw, across all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import types
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+
+from privopt import plotting as pp  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+INF = math.inf
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    pp.use()
+    yield
+    plt.close("all")
+
+
+def _table(eps_values, xs=(256, 1024, 4096), seed=0, n=10):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for e in eps_values:
+        for x in xs:
+            m = float(x) ** 0.5 * (1 + (0 if math.isinf(e) else 10 / e)) * (1 + 0.05 * rng.standard_normal())
+            rows.append({"eps": e, "T": x, "mean": m, "ci_lo": 0.8 * m, "ci_hi": 1.2 * m, "N": n})
+    return pd.DataFrame(rows)
+
+
+def _styles(fig) -> dict:
+    """gid → (colour, marker) of the figure's lines drawn for an ε or algorithm."""
+    out = {}
+    for line in fig.findobj(lambda a: isinstance(a, matplotlib.lines.Line2D) and isinstance(a.get_gid(), str)):
+        if "eps=" in line.get_gid() or "algo=" in line.get_gid():
+            out.setdefault(line.get_gid(), set()).add((to_hex(line.get_color()), line.get_marker()))
+    return out
+
+
+def _figure(panels):
+    fig, axes = plt.subplots(1, len(panels), layout="constrained", squeeze=False)
+    for ax, (kind, eps_values) in zip(axes[0], panels):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        t = _table(eps_values, seed=len(eps_values))
+        if kind == "eps":
+            pp.eps_curves(ax, t, "T")
+        else:  # an algorithm at several ε, and the non-private reference
+            for e, c in t.groupby("eps"):
+                pp.curve(ax, c.assign(certified=c["T"] < 4096), "T", algo=kind if math.isfinite(e) else "SG-NP",
+                         eps=e if math.isfinite(e) else None, label=str(e), lo="ci_lo", hi="ci_hi", certified="certified")
+    pp.figure_legend(fig)
+    return fig
+
+
+def test_eps_colours_come_from_one_fixed_scale_not_from_the_panel():
+    # the same ε gets the same colour whatever else is drawn; distinct project ε get distinct colours
+    assert len({pp.eps_colour(e) for e in pp.PROJECT_EPS}) == len(pp.PROJECT_EPS)
+    assert pp.eps_colour(10) == pp.eps_colour(10.0) == pp.style(eps=10)["color"] == pp.style("FI-DP", 10)["color"]
+    assert pp.eps_colour(INF) == pp.EPS_INF_COLOUR == "#000000" and pp.eps_colour(0) == pp.EPS_ZERO_COLOUR
+    assert pp.eps_colour(1e-6) == pp.eps_colour(pp.EPS_RANGE[0])  # clipped to the project's range, not re-spread
+    assert pp.eps_marker(1) != pp.eps_marker(3) != pp.eps_marker(10)
+    assert "\\infty" in pp.eps_label(INF) and "\\varepsilon" in pp.eps_label(1)  # mathtext, not a glyph
+
+
+def test_an_unknown_algorithm_is_an_error_and_every_notebook_algorithm_has_a_style():
+    with pytest.raises(KeyError, match="no style for algorithm"):
+        pp.algo_style("NoSuchAlgorithm")
+    with pytest.raises(KeyError):
+        pp.style("NoSuchAlgorithm", 1.0)
+    import re
+
+    named = set()
+    for nb in (REPO / "workflow/notebooks").glob("*.ipynb"):
+        source = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        named |= set(re.findall(r"""algo=["']([^"']+)["']""", source))
+        named |= set(re.findall(r"""(?:algo_style|style)\(["']([^"']+)["']""", source))
+    assert named and named <= set(pp.ALGORITHMS), named - set(pp.ALGORITHMS)
+
+
+def test_the_same_eps_and_algorithm_keep_colour_and_marker_in_every_figure_and_panel():
+    figs = [_figure([("eps", [1, 10, INF]), ("eps", [3, 10, 100, INF])]),
+            _figure([("eps", [10, 300]), ("FI-DP", [1, 10, INF])]),
+            _figure([("BanditDP", [10, 50, INF]), ("eps", [0.3, 1, 10])])]
+    seen: dict = {}
+    for fig in figs:
+        assert pp.palette_problems(fig) == []
+        for gid, styles in _styles(fig).items():
+            seen.setdefault(gid, set()).update(styles)
+    assert {"eps=10", "algo=FI-DP|eps=10", "algo=BanditDP|eps=10", "algo=SG-NP"} <= set(seen)
+    for gid, styles in seen.items():
+        assert len({c for c, _ in styles}) == 1, (gid, styles)  # one colour for a gid across figures and panels
+        markers = {m for _, m in styles} - {"None"}
+        assert len(markers) == 1, (gid, styles)
+    # ε decides the colour, the algorithm the marker
+    assert {c for c, _ in seen["eps=10"]} == {c for c, _ in seen["algo=FI-DP|eps=10"]} == {pp.eps_colour(10)}
+    assert {m for _, m in seen["algo=FI-DP|eps=10"]} - {"None"} != {m for _, m in seen["algo=BanditDP|eps=10"]} - {"None"}
+
+
+def test_the_palette_check_has_power():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], color=pp.eps_colour(3), marker=pp.eps_marker(10), gid="eps=10")  # ε = 3's colour
+    fig2, ax2 = plt.subplots()
+    ax2.fill_between([1, 2], [1, 1], [2, 2], color="C5", gid="band|algo=PCG")
+    assert pp.palette_problems(fig) and pp.palette_problems(fig2)
+
+
+def test_a_band_below_zero_on_a_log_axis_is_clipped_and_counted_never_dropped():
+    fig, ax = plt.subplots()
+    ax.set_yscale("log")
+    clipped = pp.band(ax, [1, 2, 3, 4], [2.0, 1.5, -0.535, 3.0], [4.0, 4.5, 8.0, 6.0], "k")
+    assert clipped == 1
+    (poly,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    verts = poly.get_paths()[0].vertices
+    assert np.all(verts[:, 1] > 0)                   # drawable on the log axis
+    assert {1, 2, 3, 4} <= set(verts[:, 0].round(6))  # the point with the negative lower end is still in the band
+    # a curve whose mean is ≤ 0 cannot be shown: counted, so the panel can say it
+    t = pd.DataFrame({"T": [1, 2, 3], "mean": [1.0, -0.5, 2.0], "ci_lo": [0.5, -1.0, -0.1], "ci_hi": [2.0, 0.1, 4.0]})
+    assert pp.curve(ax, t.assign(eps=1.0), "T", eps=1.0, lo="ci_lo", hi="ci_hi") == {"dropped": 1, "clipped": 1}
+    # on a linear axis nothing is clipped
+    fig, ax = plt.subplots()
+    assert pp.band(ax, [1, 2], [-1.0, 0.5], [1.0, 2.0], "k") == 0
+
+
+def test_error_bars_below_zero_on_a_log_axis_are_clipped_too():
+    fig, ax = plt.subplots()
+    ax.set_yscale("log")
+    t = pd.DataFrame({"x": [1, 2], "v": [1.0, 2.0], "e": [1.5, 0.5]})
+    assert pp.curve(ax, t, "x", "v", algo="PCG", err="e")["clipped"] == 1
+    segs = [s for c in ax.collections for s in c.get_segments()]
+    assert segs and all(np.all(s[:, 1] > 0) for s in segs)
+
+
+def test_the_legend_says_what_a_band_is_and_over_how_many_runs():
+    assert pp.band_text("boot95", 10) == "95 % bootstrap interval over 10 seeds"
+    assert pp.band_text("sem", [30, 30, 30], unit="runs") == "±1 SEM over 30 runs"
+    assert pp.band_text("sd", pd.Series([100, 100])) == "±1 SD over 100 seeds"
+    few = pp.band_text("boot95", [2, 3])
+    assert few.startswith("95 % bootstrap interval over 2–3 seeds") and "fewer than 10" in few
+    assert "fewer than" not in pp.band_text("boot95", [10, 12])
+    label = pp.band_handle("boot95", 10, clipped=2).get_label()
+    assert label.startswith("bands: 95 % bootstrap interval over 10 seeds") and "2 lower end(s) ≤ 0 clipped" in label
+    assert pp.band_handle("sem", 5, bars=True).get_label().startswith("bars: ±1 SEM over 5 seeds")
+    with pytest.raises(KeyError):
+        pp.band_text("two sigma", 10)
+
+
+def test_save_stamps_the_scale_and_writes_both_files(tmp_path):
+    for title in (None, "F0 — a figure"):
+        fig, ax = plt.subplots()
+        pp.nodata(ax)
+        if title:
+            fig.suptitle(title)
+        out = types.SimpleNamespace(pdf=tmp_path / "f.pdf", png=tmp_path / "f.png")
+        pp.save(fig, out, "quick")
+        assert fig._suptitle.get_text() == (f"{title}  ·  scale: quick" if title else "scale: quick")
+        assert out.pdf.stat().st_size > 0 and out.png.stat().st_size > 0
+    assert ax.texts[0].get_text() == "no data at this scale"
+
+
+def test_text_size_at_the_report_width():
+    fig, ax = plt.subplots(figsize=(pp.REPORT_WIDTH_IN, 3))
+    ax.set_xlabel("x", fontsize=9)
+    ax.tick_params(labelsize=9)
+    assert 9 <= pp.min_text_pt(fig) < 12  # the saved figure is cropped to its content (bbox_inches="tight")
+    fig, ax = plt.subplots(figsize=(2 * pp.REPORT_WIDTH_IN, 3))
+    ax.tick_params(labelsize=9)
+    assert pp.min_text_pt(fig) < 6
+
+
+def _tables_root() -> Path | None:
+    root = Path(os.environ.get("PRIVOPT_FIGURE_TABLES", REPO / "results/quick"))
+    return root if (root / "cardoso2019/tables/rc1a.csv").is_file() else None
+
+
+WIDE = {"perezsalazar2021_f1", "perezsalazar2021_f5", "smith2013_st0"}
+
+
+@pytest.mark.skipif(_tables_root() is None, reason="no finished run's tables (results/quick or $PRIVOPT_FIGURE_TABLES)")
+def test_the_notebooks_keep_the_palette(tmp_path):
+    """Every figure notebook, run on a finished run's tables: no artist off the palette, one style per ε and
+    algorithm across all figures, and the wide figures' text at least 8 pt at the report's width."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.registry import papers
+
+    root = _tables_root()
+    config = load_config([] if root.name == "quick" else [REPO / f"config/{root.name}.yaml"])
+    seen: dict = {}
+    ran = 0
+    for key, paper in papers().items():
+        for fig_decl in paper.figures:
+            name = f"{key}_{fig_decl.id}"
+            inputs = {n: paper.table_file(s, str(root)) for n, s in fig_decl.inputs.items()}
+            if not all(Path(p).is_file() for p in inputs.values()):
+                continue
+            sm = types.SimpleNamespace(input=types.SimpleNamespace(**inputs),
+                                       params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name),
+                                       output=types.SimpleNamespace(pdf=tmp_path / f"{name}.pdf", png=tmp_path / f"{name}.png"))
+            scope = {"snakemake": sm}
+            for cell in json.loads((REPO / paper.notebook(fig_decl.id)).read_text())["cells"]:
+                if cell["cell_type"] == "code":
+                    exec("".join(cell["source"]), scope)  # noqa: S102
+            fig = scope["fig"]
+            assert pp.palette_problems(fig) == [], name
+            assert f"scale: {root.name}" in fig._suptitle.get_text(), name
+            if name in WIDE:
+                assert pp.min_text_pt(fig) >= 8.0, name
+            for gid, styles in _styles(fig).items():
+                seen.setdefault(gid, {}).setdefault(frozenset(styles), []).append(name)
+            plt.close("all")
+            ran += 1
+    assert ran >= 20
+    for gid, variants in seen.items():
+        colours = {c for styles in variants for c, _ in styles}
+        assert len(colours) == 1, (gid, variants)
