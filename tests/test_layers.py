@@ -1,7 +1,8 @@
 """The import graph of ``privopt``: floors that only look down, and no circles.
 
 Three floors: the library (algorithms, mechanisms, data, audits, and the foundation modules ``seeding``,
-``io``, ``fastrng``, ``codedigest``, ``numba_cache``), ``privopt.pipeline`` (the machinery every paper uses)
+``io``, ``fastrng``, ``codedigest``, ``numba_cache``), ``privopt.pipeline`` and ``privopt.plotting`` (the machinery
+every paper uses)
 and the declarations on top: the papers (``privopt.experiments.<key>``) and the data sets
 (``privopt.datasets.<name>``).  An import may run down or sideways within a floor, never
 up, and a paper never imports another paper.  Every import statement counts, at module level or inside a
