@@ -47,9 +47,9 @@ import numpy as np
 
 from privopt.fastrng import rng_uniform
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.tree import TreeAggregator
+from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.pftal import check_ratios
-from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
+from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
 from privopt.submodular.cuts import CutInstance, cut_chain_into, padded_adjacency, sort_chain
 
 __all__ = ["MU_RULES", "SubmodSetup", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
@@ -95,7 +95,7 @@ def full_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = C_
     _check(n, T, eps, M)
     H = M / math.sqrt(n * T)
     mu = 4 * M + H * math.sqrt(n)
-    return SubmodSetup(mode="full", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tbap_levels(T),
+    return SubmodSetup(mode="full", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tree_levels(T),
                        lam=tbap_scale(mu, eps, T, c_sens), c_sens=float(c_sens), gamma=0.0, mu_rule="corrected",
                        private_as_stated=True)
 
@@ -125,7 +125,7 @@ def bandit_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = 
         mu = 2 * M * (n + 1) / gamma + H * math.sqrt(n)
     else:
         mu = 4 * M + 2 * H * math.sqrt(n)
-    return SubmodSetup(mode="bandit", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tbap_levels(T),
+    return SubmodSetup(mode="bandit", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tree_levels(T),
                        lam=tbap_scale(mu, eps, T, c_sens), c_sens=float(c_sens), gamma=gamma, mu_rule=mu_rule,
                        private_as_stated=mu_rule == "corrected")
 
@@ -188,9 +188,7 @@ def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, lam, noise, 
     """
     R = H.shape[0]
     n = base.shape[0]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     x = np.zeros(n)
     a = np.zeros(n)
     g = np.zeros(n)
@@ -270,9 +268,7 @@ def submod_bandit_kernel(base, half, cells, rows, nbr, wts, T, H, gamma, mu, lam
     index k_t (= |S_t|) and vrec (R, T, n) the releases v̂_t, or they have no columns."""
     R = H.shape[0]
     n = base.shape[0]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     x = np.zeros(n)
     a = np.zeros(n)
     g = np.zeros(n)
