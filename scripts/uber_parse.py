@@ -7,8 +7,8 @@ it does not change the data, so it does not rerun the parse.)"""
 import json
 import logging
 
-from privopt.data.uber import DataValidationError, TooFewRecordsError, read_pickups, write_parquet_atomic
-from privopt.io import log_to_file
+from privopt.data.uber import DataValidationError, TooFewRecordsError, read_pickups
+from privopt.io import log_to_file, write_parquet
 
 log_to_file(snakemake.log[0])
 source = json.loads(open(snakemake.input.provenance).read())["source"]
@@ -20,5 +20,5 @@ except DataValidationError as err:
     hint = " (config key uber_min_records)" if isinstance(err, TooFewRecordsError) else ""
     raise DataValidationError(err.path, err.line, f"{err.reason}{hint} (same line of the source {source})"
                               if err.line is not None else f"{err.reason}{hint} (source {source})") from None
-write_parquet_atomic(pickups, snakemake.output[0])
+write_parquet(pickups, snakemake.output[0])
 logging.getLogger("uber_parse").info("%d pickups parsed from %s", len(pickups), snakemake.input.csv)
