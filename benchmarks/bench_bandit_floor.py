@@ -43,7 +43,7 @@ from privopt.bandits import BanditInstance, variant_params
 from privopt.bandits.instances import zone_mode
 from privopt.bandits.kernels import dim_tag, draw_arm_prime
 from privopt.bandits.parameters import MECH_CODES
-from privopt.bandits.prefilter import _zone_accept
+from privopt.bandits.prefilter import _draw_arm_row
 from privopt.bandits.streams import episode_streams
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
@@ -95,8 +95,8 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
 @numba.njit(cache=True)
 def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gauss, n_rounds):
     """The environment draws of ``n_rounds`` rounds as the prefilter kernel makes them (the same numbers as
-    :func:`floor_kernel`'s; the zone test by :func:`privopt.bandits.prefilter._zone_accept`), the
-    directions stored one arm per row.  Returns a checksum."""
+    :func:`floor_kernel`'s, by the prefilter kernel's own :func:`privopt.bandits.prefilter._draw_arm_row`),
+    the directions stored one arm per row.  Returns a checksum."""
     d = len(dim_tag)
     gr = np.zeros((K, d))
     width = high - low
@@ -106,20 +106,8 @@ def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gaus
         u0, est = rng_uniform_t(est)
         jo = int(u0 * K)
         for j in range(K):
-            tj = opt_mean
-            if j != jo:
-                while True:
-                    u1, est = rng_uniform_t(est)
-                    tj = low + width * u1
-                    if d == 3:
-                        break
-                    u2, est = rng_uniform_t(est)
-                    if _zone_accept(u2, tj, om, d):
-                        break
+            tj, est = _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, gr)
             acc += tj
-            for i in range(1, d):
-                z, est = rng_normal_t(est)
-                gr[j, i] = z
         if reward_gauss:
             z, est = rng_normal_t(est)
         else:

@@ -23,10 +23,10 @@ import time
 
 import numpy as np
 
+from privopt.experiments.cardoso2019.grid import rc_mrf
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import (bandit_setup, full_setup, run_submod, submod_bandit_numpy,
                                          submod_full_numpy)
-from privopt.submodular.uber_grid import rc_mrf
 
 CONFIGS = (("full", 8), ("full", 64), ("bandit", 4), ("bandit", 16))
 PROTOTYPE_US = {("full", 8): 1.7, ("full", 64): 6.7, ("bandit", 4): 2.5, ("bandit", 16): 6.0}

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from scipy.optimize import linprog
 
-from privopt.pipeline.errors import ConfigError
+from privopt.experiments.cardoso2019.grid import GRIDS, grid_cells, grid_edges, grid_shape, rc_mrf, rc_zero
+from privopt.experiments.cardoso2019.runs import rc_rows
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
                                          run_submod, submod_bandit_numpy, submod_full_numpy)
@@ -21,7 +22,7 @@ from privopt.submodular.cuts import (cut_chain_into, cut_lovasz_closed, cut_valu
                                      padded_adjacency, sort_chain)
 from privopt.submodular.lovasz import (all_masks, chain, is_submodular, lovasz_by_integral, lovasz_value_grad,
                                        round_level_set)
-from privopt.submodular.uber_grid import GRIDS, grid_cells, grid_edges, grid_shape, rc_mrf, rc_zero
+from privopt.pipeline.errors import ConfigError, config_key
 
 SUBSET = Path(__file__).resolve().parents[2] / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
 
@@ -304,17 +305,37 @@ def test_job_rows_are_deterministic_and_independent_of_the_seed_blocks(job, poin
 
 # ------------------------------------------------------------------------------------------ bad input
 
-def test_bad_inputs_name_the_config_key():
-    with pytest.raises(ConfigError, match="cardoso2019.rc2.n"):
-        grid_shape(12, key="cardoso2019.rc2.n")
-    with pytest.raises(ConfigError, match="cardoso2019.rc1b.T"):
-        bandit_setup(8, 1024, 1.0, key="cardoso2019.rc1b.T")  # γ = 8/1024^¼ > 1
+def test_bad_inputs_name_the_parameter_and_the_config_key():
+    # the library and the grid helpers name their parameter (a ValueError, never a ConfigError) ...
+    with pytest.raises(ValueError, match="^n: the Uber box supports the grids") as err:
+        grid_shape(12)
+    assert not isinstance(err.value, ConfigError)
+    with pytest.raises(ValueError, match="^T: BanditSubmodPFTAL needs T >= n\\^4 = 4096") as err:
+        bandit_setup(8, 1024, 1.0)  # γ = 8/1024^¼ > 1
+    assert not isinstance(err.value, ConfigError)
     assert bandit_setup(8, 1024, 1.0, allow_pure_exploration=True).gamma == 1.0
     assert bandit_setup(16, 2**16, 1.0).gamma == 1.0
-    with pytest.raises(ConfigError, match="cardoso2019.rc2.n"):
-        grid_cells(np.full(10, 40.7), np.full(10, -74.0), 128, key="cardoso2019.rc2.n")  # finer than 8x8
-    with pytest.raises(ConfigError, match="cardoso2019.grid"):  # no pickup in the box
-        grid_cells(np.full(10, 41.7), np.full(10, -74.0), 4, key="cardoso2019.grid")
+    with pytest.raises(ValueError, match="^n: the Uber box supports"):
+        grid_cells(np.full(10, 40.7), np.full(10, -74.0), 128)  # finer than 8x8
+    with pytest.raises(ValueError, match="^n: no pickup lies in the grid box"):
+        grid_cells(np.full(10, 41.7), np.full(10, -74.0), 4)
+    with pytest.raises(ValueError, match="^lambda_g: the cut weight"):
+        rc_mrf(4, 1.5)
+    # ... and the paper's code names the config key (the messages users saw before)
+    with pytest.raises(ConfigError, match="^cardoso2019.rc2.n: the Uber box supports the grids n in"):
+        with config_key("cardoso2019.rc2.n", "n"):
+            grid_shape(12)
+    with pytest.raises(ConfigError, match="^cardoso2019.grid: no pickup lies in the grid box"):
+        with config_key("cardoso2019.grid", "n"):
+            grid_cells(np.full(10, 41.7), np.full(10, -74.0), 4)
+    with pytest.raises(ValueError, match="^lambda_g") as err:  # another parameter passes through
+        with config_key("cardoso2019.rc2.n", "n"):
+            rc_mrf(4, 1.5)
+    assert not isinstance(err.value, ConfigError)
+    cells = np.zeros((1, 1024), dtype=np.int64)
+    with pytest.raises(ConfigError, match="^cardoso2019.rc1b.T: BanditSubmodPFTAL needs T >= n\\^4 = 4096 "
+                                          "so that gamma = n/T\\^\\(1/4\\) <= 1 \\(got T = 1024, n = 8"):
+        rc_rows("rc1b", "bandit", rc_mrf(8), 1024, [1.0], [0], cells, key="cardoso2019.rc1b.T")
     from privopt.experiments.cardoso2019.privacy import audit_instance
 
     inst = audit_instance()  # the guard: the paper's bandit μ is exceeded (spec A8), never clipped

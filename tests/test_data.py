@@ -37,8 +37,8 @@ from privopt.data.uber import (
     read_pickups,
     read_pickups_parquet,
     sha256_file,
-    write_parquet_atomic,
 )
+from privopt.io import write_parquet
 
 REPO = Path(__file__).resolve().parents[1]
 SUBSET = REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
@@ -429,15 +429,15 @@ def test_parquet_roundtrip(tmp_path: Path) -> None:
     f.write_bytes(SMALL_CSV)
     df = read_pickups(f)
     out = tmp_path / "pq" / "pickups.parquet"
-    write_parquet_atomic(df, out)
+    write_parquet(df, out)
     assert _leftovers(out.parent) == ["pickups.parquet"]
     back = read_pickups_parquet(out)
     pd.testing.assert_frame_equal(back, df)
     # Overwrite in place.
-    write_parquet_atomic(df.iloc[:1], out)
+    write_parquet(df.iloc[:1], out)
     assert len(read_pickups_parquet(out)) == 1
     assert _leftovers(out.parent) == ["pickups.parquet"]
-    write_parquet_atomic(pd.DataFrame({"x": [1]}), tmp_path / "other.parquet")
+    write_parquet(pd.DataFrame({"x": [1]}), tmp_path / "other.parquet")
     with pytest.raises(DataValidationError):
         read_pickups_parquet(tmp_path / "other.parquet")
 

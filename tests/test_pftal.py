@@ -17,7 +17,8 @@ from privopt.online.comparators import best_fixed, best_fixed_squared, geometric
 from privopt.online.losses import DISTANCE, SQUARED, loss_code, loss_grad_into, loss_value_grad
 from privopt.online.pftal import h_star, h_text, pftal_numpy, pftal_setup, run_pftal
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import tbap, tbap_levels
+from privopt.mechanisms.tree import tree_levels
+from privopt.online.tbap import tbap
 
 
 def _disk(n, p, seed):
@@ -195,7 +196,7 @@ def test_one_point_estimate_is_unbiased_for_the_squared_loss():
 def test_bandit_parameters_and_cap():
     s = bandit_setup("sc", 4096, 2, 1.0, beta_rule="oblivious", B=2.0)
     assert s.beta == pytest.approx(2 / 4096 ** (1 / 3)) and not s.beta_capped
-    assert s.mu == 2 * 2.0 / s.beta and s.xi == s.beta and s.K == tbap_levels(4096)
+    assert s.mu == 2 * 2.0 / s.beta and s.xi == s.beta and s.K == tree_levels(4096)
     small = bandit_setup("sc", 128, 2, 1.0, beta_rule="adaptive", B=2.0)
     assert small.beta == 0.5 and small.beta_capped
 

@@ -25,7 +25,6 @@ from privopt.online.tbap import (
     tbap_add,
     tbap_error_sq,
     tbap_error_sq_theory,
-    tbap_levels,
     tbap_releases,
     tbap_scale,
 )
@@ -141,7 +140,7 @@ def test_each_item_lies_in_at_most_K_noised_nodes(n):
 
 
 def test_tbap_scale_and_levels():
-    assert tbap_levels(4096) == 13 and tbap_levels(4097) == 14
+    assert tree_levels(4096) == 13 and tree_levels(4097) == 14
     assert tbap_scale(1.5, 0.5, 1024) == 2.0 * 1.5 * 11 / 0.5
     assert tbap_scale(1.5, 0.5, 1024, c_sens=1.0) == 1.5 * 11 / 0.5
     assert tbap_scale(1.5, math.inf, 1024) == 0.0
@@ -152,7 +151,7 @@ def test_numba_step_equals_the_tree_class_bit_for_bit():
     for T, d, lam in [(37, 3, 0.7), (64, 1, 2.0), (5, 8, 0.0)]:
         tree = tbap(T, d, lam, FastGenerator(T))
         state = FastGenerator(T).state
-        m = tbap_levels(T)
+        m = tree_levels(T)
         eta, partial, xsum, buf = np.zeros((m, d)), np.zeros((m + 1, d)), np.zeros(d), np.zeros(d)
         items = rng.standard_normal((T, d))
         for s in range(1, T + 1):
@@ -184,7 +183,7 @@ def test_error_second_moment_is_popcount_d_d_plus_1_lambda_squared():
 
 def test_stored_state_is_logarithmic():
     tree = tbap(1024, 2, 1.0, FastGenerator(0))
-    assert len(tree._eta) == tbap_levels(1024) == 11
+    assert len(tree._eta) == tree_levels(1024) == 11
 
 
 def test_bulk_rows_have_the_same_law():

@@ -13,6 +13,7 @@ from privopt.mechanisms.tree import (
     path_refresh_top,
     shared_path_levels,
     trailing_zeros,
+    tree_depth,
     tree_levels,
 )
 
@@ -37,6 +38,11 @@ def test_tree_levels(n, m):
     assert tree_levels(n) == m
     assert 2 ** (m - 1) >= n
     assert n == 1 or 2 ** (m - 2) < n
+    assert tree_depth(n) == m  # the numba kernels' copy
+
+
+def test_tree_depth_is_tree_levels():
+    assert all(tree_depth(n) == tree_levels(n) for n in range(1, 5000))
 
 
 def test_numba_bit_helpers():

@@ -100,6 +100,38 @@ def _best(cands, delta, level, count):
     return keep
 
 
+def _both_directions(cands: list, key, k0: int, n0: int, k1: int, n1: int) -> None:
+    """The selection-half candidates of one event: D/D' (direction 0) and D'/D (direction 1)."""
+    cands.append((0, key, int(k0), n0, int(k1), n1))
+    cands.append((1, key, int(k1), n1, int(k0), n0))
+
+
+def _threshold_count(h: np.ndarray, key) -> int:
+    """How many values of ``h`` lie in the event {t side c}, ``key`` = (side, c), side ">", ">=" or "<="."""
+    side, c = key
+    if side == ">":
+        return int((h > c).sum())
+    if side == ">=":
+        return int((h >= c).sum())
+    return int((h <= c).sum())
+
+
+def _held_out(chosen, h0: np.ndarray, h1: np.ndarray, count, describe, delta: float, level: float, alpha: float,
+              n_tested: int) -> Evidence:
+    """Each chosen (direction, event) evaluated on the held-out halves ``h0``, ``h1`` (``count(h, event)``: how
+    many outputs of h lie in it; ``describe(event)``: its text); the best lower bound."""
+    results = []
+    for direction, key in chosen:
+        k0 = count(h0, key)
+        k1 = count(h1, key)
+        kn, nn, kd, nd = (k0, h0.size, k1, h1.size) if direction == 0 else (k1, h1.size, k0, h0.size)
+        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
+        results.append((eps, direction, describe(key), kn, nn, kd, nd, lo, hi))
+    if not results:  # no selection data at all
+        results.append((-math.inf, 0, "none", 0, h0.size, 0, h1.size, 0.0, 1.0))
+    return _finish(results, alpha, n_tested)
+
+
 def _finish(results, alpha, n_tested) -> Evidence:
     best = max(results, key=lambda r: r[0])
     eps, direction, desc, k_num, n_num, k_den, n_den, lo, hi = best
@@ -144,18 +176,11 @@ def audit_discrete(out0, out1, delta: float, *, alpha: float = 0.05, n_events: i
             key = tuple(sorted(int(c) for c in codes[order[: j + 1]]))
             cands.append((direction, key, ka, na, kb, nb))
     chosen = _best(cands, delta, level, n_events)
-    results = []
-    for direction, key in chosen:
-        codes_e = np.array(key, dtype=np.int64)
-        k0 = int(np.isin(h0, codes_e).sum())
-        k1 = int(np.isin(h1, codes_e).sum())
-        kn, nn, kd, nd = (k0, h0.size, k1, h1.size) if direction == 0 else (k1, h1.size, k0, h0.size)
-        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
-        desc = describe(key) if describe is not None else "outcome in {" + ", ".join(map(str, key)) + "}"
-        results.append((eps, direction, desc, kn, nn, kd, nd, lo, hi))
-    if not results:  # no selection data at all
-        results.append((-math.inf, 0, "none", 0, h0.size, 0, h1.size, 0.0, 1.0))
-    return _finish(results, alpha, n_tested)
+    if describe is None:
+        def describe(key):
+            return "outcome in {" + ", ".join(map(str, key)) + "}"
+    return _held_out(chosen, h0, h1, lambda h, key: int(np.isin(h, np.array(key, dtype=np.int64)).sum()), describe,
+                     delta, level, alpha, n_tested)
 
 
 def fisher_direction(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
@@ -198,24 +223,15 @@ def audit_continuous(out0, out1, delta: float, *, alpha: float = 0.05, n_events:
         above1 = srt1.size - np.searchsorted(srt1, c, side="right")
         below0, below1 = srt0.size - above0, srt1.size - above1
         for side, k0, k1 in ((">", above0, above1), ("<=", below0, below1)):
-            cands.append((0, (side, float(c)), int(k0), srt0.size, int(k1), srt1.size))
-            cands.append((1, (side, float(c)), int(k1), srt1.size, int(k0), srt0.size))
+            _both_directions(cands, (side, float(c)), k0, srt0.size, k1, srt1.size)
     chosen = _best(cands, delta, level, n_events)
     if labels is not None and len(labels) == w.size:
         terms = [f"{wi:+.3g}*{lab}" for wi, lab in zip(w, labels) if abs(wi) > 1e-3]
         stat = " ".join(terms) if terms else "0"
     else:
         stat = "t" if w.size == 1 else "w.x"
-    results = []
-    for direction, (side, c) in chosen:
-        k0 = int((t_h0 > c).sum()) if side == ">" else int((t_h0 <= c).sum())
-        k1 = int((t_h1 > c).sum()) if side == ">" else int((t_h1 <= c).sum())
-        kn, nn, kd, nd = (k0, t_h0.size, k1, t_h1.size) if direction == 0 else (k1, t_h1.size, k0, t_h0.size)
-        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
-        results.append((eps, direction, f"{stat} {side} {c:.6g}", kn, nn, kd, nd, lo, hi))
-    if not results:
-        results.append((-math.inf, 0, "none", 0, t_h0.size, 0, t_h1.size, 0.0, 1.0))
-    return _finish(results, alpha, n_tested)
+    return _held_out(chosen, t_h0, t_h1, _threshold_count, lambda key: f"{stat} {key[0]} {key[1]:.6g}", delta, level,
+                     alpha, n_tested)
 
 
 def statistic_thresholds(t_sel: np.ndarray, n_linear: int = 99, n_tail: int = 40) -> np.ndarray:
@@ -255,16 +271,7 @@ def audit_statistic(t0, t1, delta: float, *, alpha: float = 0.05, n_events: int 
     cands = []
     for c, a0, a1, b0, b1 in zip(grid, ge0, ge1, le0, le1):
         for side, k0, k1 in ((">=", a0, a1), ("<=", b0, b1)):
-            cands.append((0, (side, float(c)), int(k0), srt0.size, int(k1), srt1.size))
-            cands.append((1, (side, float(c)), int(k1), srt1.size, int(k0), srt0.size))
+            _both_directions(cands, (side, float(c)), k0, srt0.size, k1, srt1.size)
     chosen = _best(cands, delta, level, n_events)
-    results = []
-    for direction, (side, c) in chosen:
-        k0 = int((h0 >= c).sum()) if side == ">=" else int((h0 <= c).sum())
-        k1 = int((h1 >= c).sum()) if side == ">=" else int((h1 <= c).sum())
-        kn, nn, kd, nd = (k0, h0.size, k1, h1.size) if direction == 0 else (k1, h1.size, k0, h0.size)
-        eps, lo, hi = event_eps_lower_bound(kn, nn, kd, nd, delta, level)
-        results.append((eps, direction, f"{label} {side} {c:.6g}", kn, nn, kd, nd, lo, hi))
-    if not results:
-        results.append((-math.inf, 0, "none", 0, h0.size, 0, h1.size, 0.0, 1.0))
-    return _finish(results, alpha, n_tested)
+    return _held_out(chosen, h0, h1, _threshold_count, lambda key: f"{label} {key[0]} {key[1]:.6g}", delta, level,
+                     alpha, n_tested)

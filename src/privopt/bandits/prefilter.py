@@ -75,6 +75,7 @@ from privopt.bandits.kernels import (
     _b_matrix,
     _embed,
     _episode_buffers,
+    _observe,
     _record_start,
     _release_and_factor,
     _tree_advance,
@@ -123,6 +124,28 @@ def _zone_accept(u2, t, om, d):
     if u2 > q + margin:
         return False
     return u2 <= _zone_accept_prob_nb(t, om, d)
+
+
+@numba.njit(cache=True, inline="always")
+def _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, Gr):
+    """Arm j of the round's decision set, drawn as :func:`privopt.bandits.kernels.draw_arm_prime` draws it
+    (the same numbers in the same order): T_j (opt_mean for the optimal arm ``jo``, else the zone rejection
+    sampler, its test by :func:`_zone_accept`) and the d − 1 normals into ``Gr[j, 1:]``.  Returns (T_j, est)."""
+    if j == jo:
+        tj = opt_mean
+    else:
+        while True:
+            u1, est = rng_uniform_t(est)
+            tj = low + width * u1
+            if d == 3:
+                break
+            u2, est = rng_uniform_t(est)
+            if _zone_accept(u2, tj, om, d):
+                break
+    for i in range(1, d):
+        z, est = rng_normal_t(est)
+        Gr[j, i] = z
+    return tj, est
 
 
 @numba.njit(cache=True, inline="always")
@@ -294,21 +317,8 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
         for j0 in range(0, K, ARM_BLOCK):
             j1 = min(K, j0 + ARM_BLOCK)
             for j in range(j0, j1):
-                if j == jo:
-                    tj = opt_mean
-                else:
-                    while True:
-                        u1, est = rng_uniform_t(est)
-                        tj = low + width * u1
-                        if d == 3:
-                            break
-                        u2, est = rng_uniform_t(est)
-                        if _zone_accept(u2, tj, om, d):
-                            break
+                tj, est = _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, Gr)
                 Tb[j] = tj
-                for i in range(1, d):
-                    z, est = rng_normal_t(est)
-                    Gr[j, i] = z
             # the block's sums of squares (each in the reference's order; 8 arms at a time, independent
             # chains), scales and float32 arms
             for j8 in range(j0, j1, 8):
@@ -410,17 +420,7 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
         for k in range(1, d):
             g[k] = Gr[best, k]
         _embed(mu, Sb[best], g, hv, hc, hs, d, x)
-        if reward_gauss:
-            z, est = rng_normal_t(est)
-            yr = mu + z
-        else:
-            c, est = rng_uniform_t(est)
-            yr = 1.0 if c < 0.5 * (1.0 + mu) else -1.0
-        for i in range(d):
-            xi_ = x[i]
-            for j in range(i + 1):
-                G[i, j] += xi_ * x[j]
-            u[i] += yr * xi_
+        est = _observe(est, reward_gauss, mu, x, G, u, d)
         cum += opt_mean - mu
         while ri < n_rec and rec_t[ri] == t:
             rec_out[ri] = cum

@@ -11,8 +11,7 @@ module
 * parses and validates the CSV into a tidy :class:`pandas.DataFrame`
   (:func:`read_pickups`), reporting the file and the 1-based line of the first
   offending record;
-* stores/loads the parsed frame as Parquet (:func:`write_parquet_atomic`, i.e.
-  :func:`privopt.io.write_parquet`; :func:`read_pickups_parquet`).
+* stores/loads the parsed frame as Parquet (:func:`privopt.io.write_parquet`, atomic; :func:`read_pickups_parquet`).
 
 The library never prints; it logs through :mod:`logging` (logger ``privopt.data.uber``).
 """
@@ -41,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from privopt.io import atomic_path, write_parquet
+from privopt.io import atomic_path
 
 __all__ = [
     "CANONICAL_URL",
@@ -59,7 +58,6 @@ __all__ = [
     "sha256_file",
     "fetch_uber",
     "read_pickups",
-    "write_parquet_atomic",
     "read_pickups_parquet",
 ]
 
@@ -580,12 +578,8 @@ def read_pickups(
 # --------------------------------------------------------------------------------------
 
 
-#: Parquet without the index, written atomically (kept under this name for its callers).
-write_parquet_atomic = write_parquet
-
-
 def read_pickups_parquet(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a frame written by :func:`write_parquet_atomic` from :func:`read_pickups`.
+    """Read a frame written by :func:`privopt.io.write_parquet` from :func:`read_pickups`.
 
     Restores the dtypes of :func:`read_pickups` (``time`` ``datetime64[ns]``, ``lat``/
     ``lon`` ``float64``, ``base`` ``category``).

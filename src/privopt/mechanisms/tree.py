@@ -42,7 +42,7 @@ construction.  Users:
   :func:`dyadic_leaf_nodes` (at most m of them), so node noise calibrated to m·Δ/ε makes the
   released stream ε-DP.
 
-For numba kernels the module exposes :func:`trailing_zeros`, :func:`path_refresh_top` and
+For numba kernels the module exposes :func:`tree_depth` (the number of levels), :func:`trailing_zeros`, :func:`path_refresh_top` and
 :func:`path_node_index`; the bandit kernel implements the "path" update with them (spec §3.3,
 including the periodic exact recomputation of the noise sum, see :data:`EXACT_REFRESH_LEVEL`).
 For "dyadic", :func:`dyadic_level` says which level an item completes and
@@ -62,6 +62,7 @@ __all__ = [
     "CONSTRUCTIONS",
     "EXACT_REFRESH_LEVEL",
     "tree_levels",
+    "tree_depth",
     "trailing_zeros",
     "path_refresh_top",
     "path_node_index",
@@ -89,6 +90,16 @@ def tree_levels(n: int) -> int:
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     return 1 + (int(n) - 1).bit_length()
+
+
+@numba.njit(cache=True, inline="always")
+def tree_depth(n):
+    """:func:`tree_levels` inside a numba kernel: m = 1 + ⌈log2 n⌉, the least m with 2^(m−1) ≥ n (1 for
+    n ≤ 1; no argument check, the kernel's caller has made one)."""
+    m = 1
+    while (1 << (m - 1)) < n:
+        m += 1
+    return m
 
 
 @numba.njit(cache=True, inline="always")

@@ -30,11 +30,11 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows, uniform_direction_into
-from privopt.mechanisms.tree import TreeAggregator
+from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.losses import loss_code, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.pftal import check_ratios
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
+from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
 
 __all__ = ["BETA_RULES", "BanditSetup", "bandit_setup", "bandit_kernel", "bandit_numpy", "run_bandit"]
 
@@ -82,7 +82,7 @@ def bandit_setup(loss: str, T: int, p: int, eps: float, *, beta_rule: str, B: fl
     mu = p * B / beta
     return BanditSetup(loss=loss, T=int(T), p=int(p), eps=float(eps), radius=float(radius), B=float(B), H=float(H),
                        beta_rule=beta_rule, beta=beta, beta_capped=capped, xi=beta / radius, c_sens=float(c_sens),
-                       mu=mu, K=tbap_levels(T), lam=tbap_scale(mu, eps, T, c_sens))
+                       mu=mu, K=tree_levels(T), lam=tbap_scale(mu, eps, T, c_sens))
 
 
 @numba.njit(cache=True)
@@ -91,9 +91,7 @@ def bandit_kernel(pts, idx, rows, kind, T, H, beta, mu, lam, radius, noise, expl
     max_t |y_t| into ``max_value[r]``.  H, beta, mu, lam (R,); ``noise``/``explore`` (R, 4) states."""
     R = H.shape[0]
     p = pts.shape[1]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     wt = np.zeros(p)
     wp = np.zeros(p)
     u = np.zeros(p)

@@ -26,12 +26,11 @@ import numpy as np
 
 from privopt.online.coverage import check_coverage_matrix
 
-__all__ = ["MAX_SETS", "kept_items", "n_subsets", "set_values", "exact_opt", "greedy", "greedy_upper_bound",
+__all__ = ["MAX_SETS", "kept_items", "exact_opt", "greedy", "greedy_upper_bound",
            "benchmarks", "uniform_value"]
 
 #: enumeration limit of ambiguity 13
 MAX_SETS = 2_000_000
-_CHUNK = 100_000
 
 
 def kept_items(P, k: int) -> np.ndarray:
@@ -46,28 +45,6 @@ def kept_items(P, k: int) -> np.ndarray:
     tie_lower = equal & (idx[:, None] < idx[None, :])
     dominators = (strictly | tie_lower).sum(axis=0)
     return idx[dominators < k]
-
-
-def n_subsets(P, k: int) -> int:
-    """Number of k-sets the exact enumeration visits (after pruning)."""
-    return math.comb(int(kept_items(P, k).size), min(k, int(kept_items(P, k).size)))
-
-
-def set_values(P, counts, sets) -> np.ndarray:
-    """Φ of each row of ``sets`` (item indices; −1 = no item) for each column of ``counts``: (len(sets) × J)."""
-    P = check_coverage_matrix(P)
-    counts = np.atleast_2d(np.asarray(counts, dtype=float).T).T
-    sets = np.atleast_2d(np.asarray(sets, dtype=np.int64))
-    with np.errstate(divide="ignore"):
-        logq = np.log1p(-P)  # M × n, −inf where P = 1
-    logq = np.concatenate([logq, np.zeros((P.shape[0], 1))], axis=1)  # column n: "no item"
-    idx = np.where(sets < 0, P.shape[1], sets)
-    out = np.empty((sets.shape[0], counts.shape[1]))
-    for a in range(0, sets.shape[0], _CHUNK):
-        block = idx[a:a + _CHUNK]
-        uncovered = np.exp(logq[:, block].sum(axis=2))  # M × chunk
-        out[a:a + _CHUNK] = (1.0 - uncovered).T @ counts
-    return out
 
 
 def exact_opt(P, counts, k: int, max_sets: int = MAX_SETS) -> tuple[np.ndarray, np.ndarray]:

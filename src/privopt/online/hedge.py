@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-__all__ = ["hedge_distribution", "hedge_play_distributions", "hedge_pseudo_regret", "hedge_bound", "prop2_eta"]
+__all__ = ["hedge_distribution", "hedge_play_distributions", "hedge_pseudo_regret", "hedge_bound"]
 
 
 def hedge_distribution(eta: float, cumulative_gains) -> np.ndarray:
@@ -48,10 +48,3 @@ def hedge_bound(eta: float, gains, plays) -> float:
     """Right-hand side of Thm 3: ``η Σ_t x_tᵀ(g_t²) + ln N / η``."""
     gains, plays = np.asarray(gains, dtype=float), np.asarray(plays, dtype=float)
     return float(eta * np.einsum("tn,tn->", plays, gains**2) + math.log(gains.shape[1]) / eta)
-
-
-def prop2_eta(eps: float, T: int, delta: float) -> float:
-    """Prop. 2: ``η = ε/√(32 T ln(1/δ))`` makes Hedge's T draws (ε, δ)-DP (advanced composition)."""
-    if not eps > 0 or not 0 < delta < 1 or T < 1:
-        raise ValueError(f"need eps > 0, 0 < delta < 1, T >= 1; got {eps}, {delta}, {T}")
-    return float(eps) / math.sqrt(32.0 * T * math.log(1.0 / delta))

@@ -40,7 +40,6 @@ __all__ = [
     "fi_bound",
     "fi_bound_sharp",
     "bandit_bound",
-    "thm8_printed_bound",
     "alg4_experts",
     "alg4_H",
 ]
@@ -119,11 +118,6 @@ def bandit_bound(eps: float, k: int, n: int, T: int, delta: float, gamma: float)
     per_expert = 8 * k * k * n * math.log(n) * math.sqrt(T * L) / (eps * math.sqrt(gamma)) + eps * math.sqrt(T) / (
         8 * k * math.sqrt(gamma * L))
     return k * per_expert + gamma * T
-
-
-def thm8_printed_bound(eps: float, k: int, n: int, T: int, delta: float) -> float:
-    """Thm 8 as printed: 32√(ln(k/δ))/ε·(k (n ln n)^{1/3})² T^{2/3} (+ a tail term, < 1e-100 here)."""
-    return 32.0 * math.sqrt(math.log(k / delta)) / eps * (k * (n * math.log(n)) ** (1.0 / 3.0)) ** 2 * T ** (2.0 / 3.0)
 
 
 def alg4_experts(T: int) -> int:

@@ -38,10 +38,10 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.tree import TreeAggregator
+from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
+from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
 
 __all__ = ["H_RULES", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_kernel", "pftal_numpy",
            "run_pftal", "check_ratios"]
@@ -103,7 +103,7 @@ def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c
         H = (h_star if h_rule == "hstar" else h_text)(T, eps, p, L, radius)
         mu, regularised = L + H * radius, True
     return PFTALSetup(loss=loss, T=int(T), p=int(p), eps=float(eps), radius=float(radius), c_sens=float(c_sens),
-                      h_rule=h_rule, L=L, H=H, mu=mu, K=tbap_levels(T), lam=tbap_scale(mu, eps, T, c_sens),
+                      h_rule=h_rule, L=L, H=H, mu=mu, K=tree_levels(T), lam=tbap_scale(mu, eps, T, c_sens),
                       regularised=regularised)
 
 
@@ -117,9 +117,7 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, state
     """
     R = H.shape[0]
     p = pts.shape[1]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     w = np.zeros(p)
     g = np.zeros(p)
     z = np.zeros(p)

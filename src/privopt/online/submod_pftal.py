@@ -23,7 +23,7 @@ clip), x_1 = 0 = χ_∅; the private sum goes through the same numba TBAP step (
   privacy audit).  Expected loss of the round: Σ_k ρ_k f_t(B_k) (n+1 oracle calls, for evaluation only).
 * ε = ∞: λ = 0, exact sums, no noise draws: the non-private learners on the same code path.
 
-The instances are modular + cut (:class:`privopt.submodular.uber_grid.CutInstance`): a_t = base − ½e_{c_t}
+The instances are modular + cut (:class:`privopt.submodular.cuts.CutInstance`): a_t = base − ½e_{c_t}
 with c_t the round's cell, fixed edge weights; the chain values come from
 :func:`privopt.submodular.cuts.cut_chain_into` in O(n + |E|).
 
@@ -45,14 +45,12 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from privopt.pipeline.errors import ConfigError
 from privopt.fastrng import rng_uniform
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.tree import TreeAggregator
+from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.pftal import check_ratios
-from privopt.online.tbap import C_SENS, tbap_add, tbap_levels, tbap_scale
-from privopt.submodular.cuts import cut_chain_into, padded_adjacency, sort_chain
-from privopt.submodular.uber_grid import CutInstance
+from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
+from privopt.submodular.cuts import CutInstance, cut_chain_into, padded_adjacency, sort_chain
 
 __all__ = ["MU_RULES", "SubmodSetup", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
            "submod_bandit_kernel", "submod_full_numpy", "submod_bandit_numpy", "run_submod",
@@ -97,37 +95,37 @@ def full_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = C_
     _check(n, T, eps, M)
     H = M / math.sqrt(n * T)
     mu = 4 * M + H * math.sqrt(n)
-    return SubmodSetup(mode="full", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tbap_levels(T),
+    return SubmodSetup(mode="full", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tree_levels(T),
                        lam=tbap_scale(mu, eps, T, c_sens), c_sens=float(c_sens), gamma=0.0, mu_rule="corrected",
                        private_as_stated=True)
 
 
-def bandit_gamma(n: int, T: int, *, key: str = "T", allow_pure_exploration: bool = False) -> float:
-    """γ = n/T^{1/4}; a ConfigError naming ``key`` when it exceeds 1 (T < n⁴), unless pure exploration
+def bandit_gamma(n: int, T: int, *, allow_pure_exploration: bool = False) -> float:
+    """γ = n/T^{1/4}; a ValueError naming ``T`` when it exceeds 1 (T < n⁴), unless pure exploration
     (γ = 1) is asked for (spec A9)."""
     g = n / T**0.25
     if g > 1.0 + 1e-12:
         if not allow_pure_exploration:
-            raise ConfigError(f"{key}: BanditSubmodPFTAL needs T >= n^4 = {n ** 4} so that gamma = n/T^(1/4) <= 1 "
+            raise ValueError(f"T: BanditSubmodPFTAL needs T >= n^4 = {n ** 4} so that gamma = n/T^(1/4) <= 1 "
                               f"(got T = {T}, n = {n}, gamma = {g:.4g}); spec A9")
         g = 1.0
     return min(g, 1.0)
 
 
 def bandit_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = C_SENS, mu_rule: str = "corrected",
-                 key: str = "T", allow_pure_exploration: bool = False) -> SubmodSetup:
+                 allow_pure_exploration: bool = False) -> SubmodSetup:
     """BanditSubmodPFTAL: γ = min(1, n/T^{1/4}), H = M/(√n T^{1/4}), μ = 2M(n+1)/γ + H√n (``corrected``)
     or the paper's 4M + 2H√n (``paper``: flagged, not ε-DP as stated)."""
     _check(n, T, eps, M)
     if mu_rule not in MU_RULES:
         raise ValueError(f"mu_rule must be one of {MU_RULES}, got {mu_rule!r}")
-    gamma = bandit_gamma(n, T, key=key, allow_pure_exploration=allow_pure_exploration)
+    gamma = bandit_gamma(n, T, allow_pure_exploration=allow_pure_exploration)
     H = M / (math.sqrt(n) * T**0.25)
     if mu_rule == "corrected":
         mu = 2 * M * (n + 1) / gamma + H * math.sqrt(n)
     else:
         mu = 4 * M + 2 * H * math.sqrt(n)
-    return SubmodSetup(mode="bandit", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tbap_levels(T),
+    return SubmodSetup(mode="bandit", n=int(n), T=int(T), eps=float(eps), M=float(M), H=H, mu=mu, K=tree_levels(T),
                        lam=tbap_scale(mu, eps, T, c_sens), c_sens=float(c_sens), gamma=gamma, mu_rule=mu_rule,
                        private_as_stated=mu_rule == "corrected")
 
@@ -190,9 +188,7 @@ def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, lam, noise, 
     """
     R = H.shape[0]
     n = base.shape[0]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     x = np.zeros(n)
     a = np.zeros(n)
     g = np.zeros(n)
@@ -272,9 +268,7 @@ def submod_bandit_kernel(base, half, cells, rows, nbr, wts, T, H, gamma, mu, lam
     index k_t (= |S_t|) and vrec (R, T, n) the releases v̂_t, or they have no columns."""
     R = H.shape[0]
     n = base.shape[0]
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     x = np.zeros(n)
     a = np.zeros(n)
     g = np.zeros(n)

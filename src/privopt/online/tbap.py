@@ -25,29 +25,25 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace_into, l2_laplace_node_sampler
-from privopt.mechanisms.tree import TreeAggregator, dyadic_level, dyadic_noise_update, tree_levels
+from privopt.mechanisms.tree import TreeAggregator, dyadic_level, dyadic_noise_update, tree_depth, tree_levels
 
-__all__ = ["C_SENS", "tbap_levels", "tbap_scale", "tbap", "tbap_add", "tbap_releases", "tbap_error_sq",
+__all__ = ["C_SENS", "tbap_scale", "tbap", "tbap_add", "tbap_releases", "tbap_error_sq",
            "tbap_error_sq_theory"]
 
 #: default sensitivity factor: replacement neighbours move one item by up to 2μ (spec A1)
 C_SENS = 2.0
 
 
-def tbap_levels(T: int) -> int:
-    """K = ⌈log₂ T⌉ + 1 (spec A2): the number of noised nodes an item can lie in."""
-    return tree_levels(T)
-
-
 def tbap_scale(mu: float, eps: float, T: int, c_sens: float = C_SENS) -> float:
-    """Node scale λ = c_sens·μ·K/ε (0 for ε = ∞)."""
+    """Node scale λ = c_sens·μ·K/ε (0 for ε = ∞), K = ⌈log₂ T⌉ + 1 = tree_levels(T) (spec A2): the number
+    of noised nodes an item can lie in."""
     if not mu > 0:
         raise ValueError(f"the item bound mu must be > 0, got {mu!r}")
     if not eps > 0:
         raise ValueError(f"eps must be > 0 (math.inf for no privacy), got {eps!r}")
     if not c_sens > 0:
         raise ValueError(f"c_sens must be > 0, got {c_sens!r}")
-    return 0.0 if math.isinf(eps) else c_sens * mu * tbap_levels(T) / eps
+    return 0.0 if math.isinf(eps) else c_sens * mu * tree_levels(T) / eps
 
 
 def tbap(T: int, d: int, lam: float, rng) -> TreeAggregator:
@@ -74,9 +70,7 @@ def _tbap_kernel(items, lam, states, releases, error_sq):
     """Independent TBAP runs over ``items`` (T, d), one per row of ``states``: the releases into
     ``releases`` (R, T, d) unless it has no rows, and Σ_r ‖v̂_t − v_t‖² into ``error_sq`` (T,)."""
     T, d = items.shape
-    m = 1
-    while (1 << (m - 1)) < T:
-        m += 1
+    m = tree_depth(T)
     eta = np.zeros((m, d))
     partial = np.zeros((m + 1, d))
     xsum = np.zeros(d)

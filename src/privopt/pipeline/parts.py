@@ -19,7 +19,8 @@ import pandas as pd
 
 from privopt.pipeline.claims import MIN_SEEDS, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig, require_range
 
-__all__ = ["Z95", "Part", "judge", "range_part", "all_of", "outcome", "loglog_fit", "slope_part", "ratio_part"]
+__all__ = ["Z95", "Part", "judge", "range_part", "all_of", "outcome", "loglog_fit", "slope_part", "ratio_part",
+           "privacy_correct", "privacy_planted"]
 
 #: two-sided 95 % normal quantile: the interval a part must leave to contradict its claim
 Z95 = 1.959963984540054
@@ -135,3 +136,26 @@ def ratio_part(what: str, a: float, sa: float, b: float, sb: float, seeds: int, 
         return Part(f"{what}: a mean ≤ 0 ({fmt_sig(a)}, {fmt_sig(b)})", None, needs="positive means")
     rse = math.sqrt((sa / a) ** 2 + (sb / b) ** 2) if math.isfinite(sa) and math.isfinite(sb) else math.inf
     return judge(what, a / b, rse, seeds, lo=lo, hi=hi, log=True, fmt=fmt)
+
+
+# ----------------------------------------------------------------------------- privacy-check tables
+
+
+def _privacy_parts(c: pd.DataFrame, event: bool) -> str:
+    return "; ".join(f"{r.audit}: {r.result}" + (f" (ε_lb {fmt_fixed(r.eps_lb)}, exact {fmt_fixed(r.exact_eps)})"
+                                                 if math.isfinite(r.eps_lb) else (f" ({r.event})" if event else ""))
+                     for r in c.itertuples())
+
+
+def privacy_correct(privacy: pd.DataFrame) -> Outcome:
+    """Claim P1.a of a paper's privacy table (columns audit, variant, result, eps_lb, exact_eps, claimed_eps,
+    event): every ``correct`` row passes, and its exact ε (where computed) is at most the claimed ε."""
+    c = privacy[privacy["variant"] == "correct"]
+    exact_ok = bool((c["exact_eps"].dropna() <= c["claimed_eps"][c["exact_eps"].notna()] + 1e-12).all())
+    return Outcome(_privacy_parts(c, event=True), bool((c["result"] == "pass").all()) and exact_ok)
+
+
+def privacy_planted(privacy: pd.DataFrame) -> Outcome:
+    """Claim P1.b of a paper's privacy table: every ``planted`` row (a planted bug) is caught."""
+    c = privacy[privacy["variant"] == "planted"]
+    return Outcome(_privacy_parts(c, event=False), bool((c["result"] == "caught").all()))

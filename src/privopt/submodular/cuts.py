@@ -19,16 +19,21 @@ min A·x + Σ_e W_e s_e s.t. s_e ≥ ±(x_i − x_j), 0 ≤ x ≤ 1 (scipy HiGHS
 set of an optimal x is rounded and the best set kept, so the set's value is ≤ the LP value up to
 rounding — the minimum over sets (the extension's minimum is attained at a vertex χ_S).  Exhaustive
 enumeration (n ≤ 20) is the cross-check.
+
+:class:`CutInstance` is a stream of such functions f_t whose unary part moves one coordinate per round
+(a_t = base − demand·e_{c_t}, fixed edge weights): what :mod:`privopt.online.submod_pftal` learns on.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numba
 import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
-__all__ = ["padded_adjacency", "cut_values", "cut_lovasz_closed", "sort_chain", "cut_chain_into",
+__all__ = ["CutInstance", "padded_adjacency", "cut_values", "cut_lovasz_closed", "sort_chain", "cut_chain_into",
            "lp_minimum", "enumerate_minimum", "MAX_ENUMERATE"]
 
 MAX_ENUMERATE = 20
@@ -222,3 +227,35 @@ def enumerate_minimum(A, edges, W, chunk: int = 1 << 14) -> dict:
         if vals[k] < best_val:
             best_val, best_mask = float(vals[k]), masks[k].copy()
     return {"value": best_val, "mask": best_mask}
+
+
+@dataclass(frozen=True)
+class CutInstance:
+    """A stream of losses f_t(S) = (base − demand·e_{c_t})·χ_S + Σ_e w_e [e cut] on the graph ``edges``, the
+    round's cell c_t the only thing that changes; ``M`` bounds |f_t|."""
+
+    name: str
+    n: int
+    edges: np.ndarray
+    w: np.ndarray
+    base: np.ndarray
+    M: float
+    demand: float = 0.5
+
+    def unary(self, cell: int) -> np.ndarray:
+        a = self.base.copy()
+        a[int(cell)] -= self.demand
+        return a
+
+    def values(self, masks, cell: int) -> np.ndarray:
+        """f_t(S) for the round whose cell is ``cell``."""
+        return cut_values(self.unary(cell), self.edges, self.w, masks)
+
+    def total_unary(self, cells) -> np.ndarray:
+        """A = Σ_t a_t over the stream's cells."""
+        cells = np.asarray(cells, dtype=np.int64)
+        return cells.size * self.base - self.demand * np.bincount(cells, minlength=self.n)
+
+    def best(self, cells) -> dict:
+        """min_S Σ_t f_t(S) (LP of the Lovász extension + level-set rounding): {"value", "mask", "lp_value", "x"}."""
+        return lp_minimum(self.total_unary(cells), self.edges, np.asarray(cells).size * self.w)

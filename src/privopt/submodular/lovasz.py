@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = ["chain", "chain_masks", "lovasz_value_grad", "lovasz_by_integral", "round_level_set",
-           "level_set_index", "all_masks", "is_submodular"]
+           "all_masks", "is_submodular"]
 
 SetFunction = Callable[[np.ndarray], np.ndarray]
 
@@ -75,11 +75,6 @@ def lovasz_by_integral(f: SetFunction, x) -> float:
     mids = 0.5 * (cuts[:-1] + cuts[1:])
     vals = np.asarray(f(x[None, :] > mids[:, None]), dtype=np.float64)
     return float(np.diff(cuts) @ vals)
-
-
-def level_set_index(x, tau: float) -> int:
-    """k with S_τ = B_k: the number of coordinates above τ."""
-    return int(np.count_nonzero(np.asarray(x) > tau))
 
 
 def round_level_set(x, tau: float) -> np.ndarray:

@@ -31,7 +31,8 @@ from scipy import stats
 from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, finite, fmt_fixed,
                                         fmt_sig, require_seeds)
 from privopt.pipeline.protocol import Finding
-from privopt.pipeline.parts import Part, all_of, judge, outcome, range_part, ratio_part, slope_part
+from privopt.pipeline.parts import (Part, all_of, judge, outcome, privacy_correct, privacy_planted, range_part, ratio_part,
+                                    slope_part)
 
 __all__ = ["CLAIMS", "evaluate", "findings", "u2_zscores", "U2_LEVEL"]
 
@@ -347,23 +348,14 @@ def _u2(tables, settings):
               "every correct configuration: audit ε lower bound ≤ ε (exact ε ≤ ε where computed), guard silent",
               needs=("privacy",))
 def _p1a(tables, settings):
-    t = tables["privacy"]
-    c = t[t["variant"] == "correct"]
-    parts = [f"{r.audit}: {r.result}" + (f" (ε_lb {fmt_fixed(r.eps_lb)}, exact {fmt_fixed(r.exact_eps)})"
-                                          if math.isfinite(r.eps_lb) else f" ({r.event})") for r in c.itertuples()]
-    exact_ok = bool((c["exact_eps"].dropna() <= c["claimed_eps"][c["exact_eps"].notna()] + 1e-12).all())
-    return Outcome("; ".join(parts), bool((c["result"] == "pass").all()) and exact_ok)
+    return privacy_correct(tables["privacy"])
 
 
 @CLAIMS.claim("P1.b", "privacy", "The privacy checks can fail: every planted bug is caught (among them the paper's "
               "bandit calibration μ = 4M + 2H√n, spec A8).",
               "every planted configuration caught (audit ε lower bound > ε, or the guard fires)", needs=("privacy",))
 def _p1b(tables, settings):
-    t = tables["privacy"]
-    c = t[t["variant"] == "planted"]
-    parts = [f"{r.audit}: {r.result}" + (f" (ε_lb {fmt_fixed(r.eps_lb)}, exact {fmt_fixed(r.exact_eps)})"
-                                          if math.isfinite(r.eps_lb) else "") for r in c.itertuples()]
-    return Outcome("; ".join(parts), bool((c["result"] == "caught").all()))
+    return privacy_planted(tables["privacy"])
 
 
 def evaluate(tables, settings):

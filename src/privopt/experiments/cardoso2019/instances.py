@@ -12,7 +12,8 @@ from typing import Any
 import pandas as pd
 
 from privopt.data.uber import read_pickups_parquet
-from privopt.submodular.uber_grid import BOX, GRIDS, cell_shares, grid_cells
+from privopt.experiments.cardoso2019.grid import BOX, GRIDS, cell_shares, grid_cells
+from privopt.pipeline.errors import config_key
 
 __all__ = ["build"]
 
@@ -23,7 +24,8 @@ def build(name: str, settings: Mapping[str, Any], inputs: Mapping[str, str]) -> 
     lat, lon = pickups["lat"].to_numpy(), pickups["lon"].to_numpy()
     cols, meta = {}, {"instance": name, "box": list(BOX), "pickups": int(len(pickups)), "shares": {}}
     for n in GRIDS:
-        cell, keep = grid_cells(lat, lon, n, key="cardoso2019 grid")
+        with config_key("cardoso2019 grid", "n"):
+            cell, keep = grid_cells(lat, lon, n)
         cols[f"cell{n}"] = cell[keep]
         meta["shares"][str(n)] = cell_shares(cell[keep], n).tolist()
     meta["kept"] = int(len(cols["cell4"]))

@@ -60,8 +60,9 @@ from privopt import seeding
 from privopt.audit.core import COLUMNS, Audit, run_audit, variant_name
 from privopt.fastrng import FastGenerator, rng_uniform
 from privopt.online.submod_pftal import bandit_setup, full_setup, run_submod
+from privopt.experiments.cardoso2019.grid import grid_edges, rc_mrf
 from privopt.online.tbap import tbap_scale
-from privopt.submodular.uber_grid import CutInstance, grid_edges, rc_mrf
+from privopt.submodular.cuts import CutInstance
 
 __all__ = ["PAPER", "EPS", "audit_instance", "audit_setup", "bandit_audit", "coins_audit", "coins_loss",
            "coins_exact_eps", "COINS_SAMPLES", "audits", "exact_eps",
@@ -81,10 +82,9 @@ _BLOCK = 1 << 18  # rows per block of the coins audit's sampler and statistic (b
 
 def audit_instance() -> CutInstance:
     """f_t(S) = χ_S·(e_0 + e_3) − 2[c_t ∈ S] on 4 cells, no cut (modular, |f_t| ≤ 1)."""
-    k_lat, k_lon = 2, 2
-    edges = grid_edges(k_lat, k_lon)
+    edges = grid_edges(2, 2)
     base = np.array([1.0, 0.0, 0.0, 1.0])
-    return CutInstance(name="audit", n=N_AUDIT, k_lat=k_lat, k_lon=k_lon, edges=edges, w=np.zeros(len(edges)),
+    return CutInstance(name="audit", n=N_AUDIT, edges=edges, w=np.zeros(len(edges)),
                        base=base, M=1.0, demand=2.0)
 
 

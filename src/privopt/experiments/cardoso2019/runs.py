@@ -19,8 +19,8 @@ import pandas as pd
 from privopt import seeding
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal import bandit_setup, bound_bandit, bound_full, full_setup, run_submod
-from privopt.submodular.cuts import enumerate_minimum
-from privopt.submodular.uber_grid import CutInstance
+from privopt.pipeline.errors import config_key
+from privopt.submodular.cuts import CutInstance, enumerate_minimum
 
 __all__ = ["PAPER", "RUN_COLUMNS", "cell_streams", "replica_states", "rc_rows"]
 
@@ -47,13 +47,15 @@ def replica_states(experiment: str, stream: str, params, seeds) -> np.ndarray:
 
 def rc_rows(experiment: str, mode: str, inst: CutInstance, T: int, eps_list, seeds, cells: np.ndarray, *,
             c_sens: float = 2.0, mu_rule: str = "corrected", key: str = "T") -> pd.DataFrame:
-    """SubmodPFTAL (``mode="full"``) or BanditSubmodPFTAL for every (ε, seed); one row per replica."""
+    """SubmodPFTAL (``mode="full"``) or BanditSubmodPFTAL for every (ε, seed); one row per replica (a horizon
+    too short for the bandit's γ ≤ 1 is a ConfigError naming ``key``)."""
     eps = [float(e) for e in eps_list]
     n = inst.n
     if mode == "full":
         setups = [full_setup(n, T, e, M=inst.M, c_sens=c_sens) for e in eps for _ in seeds]
     else:
-        setups = [bandit_setup(n, T, e, M=inst.M, c_sens=c_sens, mu_rule=mu_rule, key=key) for e in eps for _ in seeds]
+        with config_key(key, "T"):
+            setups = [bandit_setup(n, T, e, M=inst.M, c_sens=c_sens, mu_rule=mu_rule) for e in eps for _ in seeds]
     rows = np.array([i for _ in eps for i in range(len(seeds))])
     keys = [{"mode": mode, "instance": inst.name, "n": n, "T": int(T), "eps": e, "mu_rule": mu_rule}
             for e in eps for _ in seeds]
@@ -89,9 +91,10 @@ def load_pool(inputs, n: int) -> np.ndarray:
 
 
 def _job(experiment, mode, instance, n, T, settings, seeds, inputs, key):
-    from privopt.submodular.uber_grid import cell_shares, rc_mrf, rc_zero
+    from privopt.experiments.cardoso2019.grid import cell_shares, rc_mrf, rc_zero
     pool = load_pool(inputs, n)
-    inst = rc_mrf(n, float(settings.get("lambda_g", 0.25))) if instance == "mrf" else rc_zero(n, cell_shares(pool, n))
+    with config_key(f"{PAPER}.{experiment}.n", "n"), config_key(f"{PAPER}.lambda_g", "lambda_g"):
+        inst = rc_mrf(n, float(settings.get("lambda_g", 0.25))) if instance == "mrf" else rc_zero(n, cell_shares(pool, n))
     cells = cell_streams(pool, experiment, n, seeds, T)
     eps = [float(e) for e in settings["eps"]] + [math.inf]
     return {"runs": rc_rows(experiment, mode, inst, T, eps, seeds, cells, c_sens=float(settings["c_sens"]), key=key)}

@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 
 from privopt import seeding
+from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary, stream_value
 
 __all__ = ["N_BOOT", "PAPER", "summary", "add_excess", "slope_fits", "rc_tables", "rc1a_tables", "rc1b_tables",
            "rc2a_tables", "rc2b_tables", "rc3a_tables", "rc3b_tables", "rc4_tables", "privacy_tables"]
 
 PAPER = "cardoso2019"
-N_BOOT = 1000
 #: the claims' fit ranges (spec §4): x ≥ lo (T) or lo ≤ ε ≤ hi
 TAIL = {"rc1a": ("T", 2.0**14, math.inf), "rc1b": ("T", 2.0**14, math.inf), "rc2a": ("n", 0.0, math.inf),
         "rc2b": ("n", 0.0, math.inf), "rc3a": ("eps", 5.0, 100.0), "rc3b": ("eps", 3.0, 100.0),
@@ -35,36 +35,9 @@ XCOL = {"rc1a": "T", "rc1b": "T", "rc2a": "n", "rc2b": "n", "rc3a": "eps", "rc3b
 CONSTANTS = ["H", "mu", "lam", "K", "gamma", "bound"]
 
 
-def _key(value):
-    if isinstance(value, (np.floating, float)):
-        return float(value)
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    return str(value)
-
-
 def summary(runs: pd.DataFrame, by: list[str], value: str, table: str) -> pd.DataFrame:
-    """mean, std, sem, N (seeds), ci_lo, ci_hi of ``value`` per group of ``by`` (groups sorted)."""
-    out = []
-    for keys, g in runs.groupby(by, sort=True):
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        v = g.sort_values("seed")[value].to_numpy(dtype=np.float64)
-        n = len(v)
-        rng = seeding.rng(PAPER, f"tables/{table}/{value}", {k: _key(x) for k, x in zip(by, keys)}, 0)
-        boot = v[rng.integers(0, n, size=(N_BOOT, n))].mean(axis=1)
-        std = float(np.std(v, ddof=1)) if n > 1 else math.nan
-        out.append({**dict(zip(by, keys)), "mean": float(v.mean()), "std": std, "sem": std / math.sqrt(n),
-                    "N": n, "ci_lo": float(np.percentile(boot, 2.5)), "ci_hi": float(np.percentile(boot, 97.5))})
-    return pd.DataFrame(out)
-
-
-def add_excess(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """``excess`` = regret_expected − that of ε = ∞ with the same ``by`` keys and seed (NaN where missing)."""
-    base = runs[np.isinf(runs["eps"])][[*by, "seed", "regret_expected"]].rename(
-        columns={"regret_expected": "regret_nonprivate"})
-    out = runs.merge(base, on=[*by, "seed"], how="left")
-    out["excess"] = out["regret_expected"] - out["regret_nonprivate"]
-    return out
+    """mean, std, sem, N (seeds; ``n`` is the number of cells), ci_lo, ci_hi of ``value`` per group of ``by``."""
+    return seed_summary(runs, by, value, paper=PAPER, table=table, count="N", n_boot=N_BOOT)
 
 
 def _boot_slope(xs: np.ndarray, groups: list[np.ndarray], rng: np.random.Generator) -> tuple[float, float, float]:
@@ -98,7 +71,7 @@ def slope_fits(runs: pd.DataFrame, experiment: str, value: str = "regret_expecte
             if len(xs) < 2:
                 continue
             groups = [sel[np.isclose(sel[x], xv)].sort_values("seed")[value].to_numpy(dtype=np.float64) for xv in xs]
-            rng = seeding.rng(PAPER, f"tables/{experiment}_fit", {curve_by: _key(c), "range": rng_name}, 0)
+            rng = seeding.rng(PAPER, f"tables/{experiment}_fit", {curve_by: stream_value(c), "range": rng_name}, 0)
             slope, lo90, hi90 = _boot_slope(xs, groups, rng)
             out.append({"experiment": experiment, curve_by: c, "x": x, "range": rng_name, "x_lo": float(xs[0]),
                         "x_hi": float(xs[-1]), "points": len(xs), "value": value, "slope": slope,
@@ -119,7 +92,7 @@ def rc_tables(experiment: str, frames) -> dict[str, pd.DataFrame]:
     table["bound_ratio"] = table["bound"] / table["mean"]
     value = "regret_expected"
     if experiment.startswith("rc3"):
-        runs = add_excess(runs, ["n", "T"])
+        runs = add_excess(runs, ["n", "T"], "regret_expected")
         exc = summary(runs, by, "excess", experiment)
         exc = exc.rename(columns={c: f"excess_{c}" for c in ("mean", "std", "sem", "N", "ci_lo", "ci_hi")})
         table = table.merge(exc, on=by)

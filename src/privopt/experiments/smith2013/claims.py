@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig
-from privopt.pipeline.parts import Z95, Part, all_of, judge, outcome, range_part, ratio_part, slope_part
+from privopt.pipeline.parts import (Z95, Part, all_of, judge, outcome, privacy_correct, privacy_planted, range_part,
+                                    ratio_part, slope_part)
 from privopt.pipeline.protocol import Finding
 from privopt.pipeline.stats import loglog_slope, spearman
 
@@ -361,22 +362,13 @@ def _u1a(tables, settings):
               "every correct configuration: audit ε lower bound ≤ ε (exact ε ≤ ε where computed), guard silent",
               needs=("privacy",))
 def _p1a(tables, settings):
-    t = tables["privacy"]
-    c = t[t["variant"] == "correct"]
-    parts = [f"{r.audit}: {r.result}" + (f" (ε_lb {fmt_fixed(r.eps_lb)}, exact {fmt_fixed(r.exact_eps)})"
-                                          if math.isfinite(r.eps_lb) else f" ({r.event})") for r in c.itertuples()]
-    exact_ok = bool((c["exact_eps"].dropna() <= c["claimed_eps"][c["exact_eps"].notna()] + 1e-12).all())
-    return Outcome("; ".join(parts), bool((c["result"] == "pass").all()) and exact_ok)
+    return privacy_correct(tables["privacy"])
 
 
 @CLAIMS.claim("P1.b", "privacy", "The privacy checks can fail: every planted bug is caught.",
               "every planted configuration caught (audit ε lower bound > ε, or the guard fires)", needs=("privacy",))
 def _p1b(tables, settings):
-    t = tables["privacy"]
-    c = t[t["variant"] == "planted"]
-    parts = [f"{r.audit}: {r.result}" + (f" (ε_lb {fmt_fixed(r.eps_lb)}, exact {fmt_fixed(r.exact_eps)})"
-                                          if math.isfinite(r.eps_lb) else "") for r in c.itertuples()]
-    return Outcome("; ".join(parts), bool((c["result"] == "caught").all()))
+    return privacy_planted(tables["privacy"])
 
 
 def evaluate(tables, settings):

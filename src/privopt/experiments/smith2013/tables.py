@@ -2,55 +2,24 @@
 
 Every summary row holds mean, std (ddof = 1), sem, n and a 95 % percentile-bootstrap interval of the
 mean over seeds (``ci_lo``, ``ci_hi``; 1000 resamples from a stream keyed by the table and the row's
-group, so the tables are deterministic).  ``eps`` = inf is the non-private baseline.  ST-2 adds the
+group, so the tables are deterministic; :func:`privopt.pipeline.summary.seed_summary`).  ``eps`` = inf is the non-private baseline.  ST-2 adds the
 *excess* regret, private − non-private paired by seed (same points, spec §3.1 common random numbers).
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 
-from privopt import seeding
 from privopt.experiments.smith2013.streams import PAPER
+from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary
 
 __all__ = ["N_BOOT", "summary", "add_excess", "st0_tables", "st1_tables", "st2_tables", "st3_tables", "st4_tables",
            "privacy_tables"]
 
-N_BOOT = 1000
-
-
-def _key(value):
-    if isinstance(value, (np.floating, float)):
-        return float(value)
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    return str(value)
-
 
 def summary(runs: pd.DataFrame, by: list[str], value: str, table: str) -> pd.DataFrame:
     """mean, std, sem, n, ci_lo, ci_hi of ``value`` per group of ``by`` (groups sorted)."""
-    out = []
-    for keys, g in runs.groupby(by, sort=True):
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        v = g.sort_values("seed")[value].to_numpy(dtype=np.float64)
-        n = len(v)
-        rng = seeding.rng(PAPER, f"tables/{table}/{value}", {k: _key(x) for k, x in zip(by, keys)}, 0)
-        boot = v[rng.integers(0, n, size=(N_BOOT, n))].mean(axis=1)
-        std = float(np.std(v, ddof=1)) if n > 1 else math.nan
-        out.append({**dict(zip(by, keys)), "mean": float(v.mean()), "std": std, "sem": std / math.sqrt(n),
-                    "n": n, "ci_lo": float(np.percentile(boot, 2.5)), "ci_hi": float(np.percentile(boot, 97.5))})
-    return pd.DataFrame(out)
-
-
-def add_excess(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """``excess`` = regret − regret of ε = ∞ with the same ``by`` keys and seed (NaN where it is missing)."""
-    base = runs[np.isinf(runs["eps"])][[*by, "seed", "regret"]].rename(columns={"regret": "regret_nonprivate"})
-    out = runs.merge(base, on=[*by, "seed"], how="left")
-    out["excess"] = out["regret"] - out["regret_nonprivate"]
-    return out
+    return seed_summary(runs, by, value, paper=PAPER, table=table, count="n", n_boot=N_BOOT)
 
 
 def _sorted(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:

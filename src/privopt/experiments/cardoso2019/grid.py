@@ -16,20 +16,22 @@ modular + non-negative cut, hence submodular; f_t ∈ [−½, ½(1 + λ_G)] ⊂ 
 f_t(∅) = f_t([n]) = 0.  RC-ZERO (the √T regime): λ_G = 0 and a_t = ½(q̄ − e_{c_t}) with q̄ the mean cell
 share, so every fixed set has expected loss 0 under the iid stream.
 
-An instance stores the part common to every round (``base`` (n,), the edges and their weights) and
-the per-round unary a_t = base − ½·e_{c_t}; the learners read only the cell stream.
+An instance (:class:`privopt.submodular.cuts.CutInstance`) stores the part common to every round
+(``base`` (n,), the edges and their weights) and the per-round unary a_t = base − ½·e_{c_t}; the learners
+read only the cell stream.
+
+A value these functions cannot use is a ``ValueError`` naming the parameter (``n: …``, ``lambda_g: …``);
+the instance and run code turns it into a ``ConfigError`` naming the config key
+(:func:`privopt.pipeline.errors.config_key`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from privopt.pipeline.errors import ConfigError
-from privopt.submodular.cuts import cut_values, lp_minimum
+from privopt.submodular.cuts import CutInstance
 
-__all__ = ["BOX", "GRIDS", "LAMBDA_G", "HALF", "CutInstance", "grid_shape", "grid_edges", "grid_cells",
+__all__ = ["BOX", "GRIDS", "LAMBDA_G", "HALF", "grid_shape", "grid_edges", "grid_cells",
            "rc_mrf", "rc_zero", "cell_shares"]
 
 #: (lat_min, lat_max, lon_min, lon_max) of the grid box
@@ -41,10 +43,10 @@ LAMBDA_G = 0.25
 HALF = 0.5
 
 
-def grid_shape(n: int, key: str = "n") -> tuple[int, int]:
-    """(k_lat, k_lon) of the supported grid with n cells; a ConfigError naming ``key`` otherwise."""
+def grid_shape(n: int) -> tuple[int, int]:
+    """(k_lat, k_lon) of the supported grid with n cells; a ValueError naming ``n`` otherwise."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) not in GRIDS:
-        raise ConfigError(f"{key}: the Uber box supports the grids n in {sorted(GRIDS)} "
+        raise ValueError(f"n: the Uber box supports the grids n in {sorted(GRIDS)} "
                           f"(2x2 .. 8x8; finer grids leave most cells empty), got {n!r}")
     return GRIDS[int(n)]
 
@@ -57,13 +59,13 @@ def grid_edges(k_lat: int, k_lon: int) -> np.ndarray:
     return np.vstack([horiz, vert]).astype(np.int64)
 
 
-def grid_cells(lat, lon, n: int, *, key: str = "n") -> tuple[np.ndarray, np.ndarray]:
+def grid_cells(lat, lon, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(cell, keep): the cell of every pickup (−1 outside the box) and the mask of those inside.
 
     Cells may be empty (at n = 32 and 64 some cells lie in the Hudson or in New Jersey; their demand
-    share is then 0); a ConfigError naming ``key`` when the grid is not one the box supports, or when
+    share is then 0); a ValueError naming ``n`` when the grid is not one the box supports, or when
     no pickup lies in the box."""
-    k_lat, k_lon = grid_shape(n, key)
+    k_lat, k_lon = grid_shape(n)
     lat = np.asarray(lat, dtype=np.float64)
     lon = np.asarray(lon, dtype=np.float64)
     lat0, lat1, lon0, lon1 = BOX
@@ -73,7 +75,7 @@ def grid_cells(lat, lon, n: int, *, key: str = "n") -> tuple[np.ndarray, np.ndar
     keep &= (row >= 0) & (row < k_lat) & (col >= 0) & (col < k_lon)
     cell = np.where(keep, row * k_lon + col, -1)
     if not keep.any():
-        raise ConfigError(f"{key}: no pickup lies in the grid box lat [{lat0}, {lat1}), lon [{lon0}, {lon1})")
+        raise ValueError(f"n: no pickup lies in the grid box lat [{lat0}, {lat1}), lon [{lon0}, {lon1})")
     return cell, keep
 
 
@@ -83,57 +85,23 @@ def cell_shares(cells: np.ndarray, n: int) -> np.ndarray:
     return counts / counts.sum()
 
 
-@dataclass(frozen=True)
-class CutInstance:
-    """A stream of losses f_t(S) = (base − demand·e_{c_t})·χ_S + Σ_e w_e [e cut] (demand = ½ for RC-MRF and
-    RC-ZERO); ``M`` bounds |f_t|."""
-
-    name: str
-    n: int
-    k_lat: int
-    k_lon: int
-    edges: np.ndarray
-    w: np.ndarray
-    base: np.ndarray
-    M: float
-    demand: float = HALF
-
-    def unary(self, cell: int) -> np.ndarray:
-        a = self.base.copy()
-        a[int(cell)] -= self.demand
-        return a
-
-    def values(self, masks, cell: int) -> np.ndarray:
-        """f_t(S) for the round whose pickup lies in ``cell``."""
-        return cut_values(self.unary(cell), self.edges, self.w, masks)
-
-    def total_unary(self, cells) -> np.ndarray:
-        """A = Σ_t a_t over the stream's cells."""
-        cells = np.asarray(cells, dtype=np.int64)
-        return cells.size * self.base - self.demand * np.bincount(cells, minlength=self.n)
-
-    def best(self, cells) -> dict:
-        """min_S Σ_t f_t(S) (LP of the Lovász extension + level-set rounding): {"value", "mask", "lp_value", "x"}."""
-        return lp_minimum(self.total_unary(cells), self.edges, np.asarray(cells).size * self.w)
-
-
-def rc_mrf(n: int, lambda_g: float = LAMBDA_G, *, key: str = "n") -> CutInstance:
+def rc_mrf(n: int, lambda_g: float = LAMBDA_G) -> CutInstance:
     """RC-MRF on the n-cell grid: base = 1/(2n), w_e = λ_G/(2|E|)."""
-    k_lat, k_lon = grid_shape(n, key)
+    k_lat, k_lon = grid_shape(n)
     if not 0.0 <= lambda_g <= 1.0:
-        raise ConfigError(f"lambda_g: the cut weight must lie in [0, 1] (M = 1), got {lambda_g!r}")
+        raise ValueError(f"lambda_g: the cut weight must lie in [0, 1] (M = 1), got {lambda_g!r}")
     edges = grid_edges(k_lat, k_lon)
-    return CutInstance(name="mrf", n=int(n), k_lat=k_lat, k_lon=k_lon, edges=edges,
+    return CutInstance(name="mrf", n=int(n), edges=edges,
                        w=np.full(edges.shape[0], HALF * lambda_g / edges.shape[0]),
                        base=np.full(int(n), HALF / n), M=1.0)
 
 
-def rc_zero(n: int, qbar, *, key: str = "n") -> CutInstance:
+def rc_zero(n: int, qbar) -> CutInstance:
     """RC-ZERO on the n-cell grid: base = ½q̄ (q̄ the mean cell shares), no cut."""
-    k_lat, k_lon = grid_shape(n, key)
+    k_lat, k_lon = grid_shape(n)
     qbar = np.asarray(qbar, dtype=np.float64)
     if qbar.shape != (n,) or np.any(qbar < 0) or abs(qbar.sum() - 1.0) > 1e-9:
-        raise ValueError("qbar must be n non-negative shares summing to 1")
+        raise ValueError("qbar: must be n non-negative shares summing to 1")
     edges = grid_edges(k_lat, k_lon)
-    return CutInstance(name="zero", n=int(n), k_lat=k_lat, k_lon=k_lon, edges=edges,
+    return CutInstance(name="zero", n=int(n), edges=edges,
                        w=np.zeros(edges.shape[0]), base=HALF * qbar, M=1.0)
