@@ -16,7 +16,8 @@ from privopt.pipeline.protocol import settings_key
 from privopt.pipeline.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
-from workflow_runs import copy_workflow, data_config, load_config, needs_subset, snakemake
+from privopt.pipeline.config import load_config
+from workflow_runs import CONFIG, copy_workflow, data_config, needs_subset, snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -183,15 +184,14 @@ def job_resources(config: dict):
         section = config[key]
         for exp in paper.experiments:
             for job in paper.run_jobs(section, exp.name):
-                settings = exp.settings(section, job.point)
-                predicted = exp.cost(settings, job.point, len(job.seeds)) if exp.cost else run_cost.FALLBACK_SECONDS
-                data = exp.data_mb(settings, job.point, len(job.seeds)) if exp.data_mb else 0.0
+                predicted = run_cost.job_seconds(exp, section, job.point, len(job.seeds))
+                data = run_cost.job_data_mb(exp, section, job.point, len(job.seeds))
                 yield key, exp, job, predicted, run_cost.runtime_minutes(predicted), run_cost.mem_mb(data)
 
 
 @pytest.mark.parametrize("configs", [("smoke.yaml",), (), ("paper.yaml",)], ids=["smoke", "quick", "paper"])
 def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs):
-    config = load_config(*configs)
+    config = load_config([CONFIG / name for name in configs])
     seen = set()
     for key, exp, job, predicted, minutes, mb in job_resources(config):
         seen.add((key, exp.name))
@@ -202,7 +202,7 @@ def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs):
 
 
 def test_paper_scale_exp1_runtimes_follow_d():
-    config = load_config("paper.yaml")
+    config = load_config([CONFIG / "paper.yaml"])
     by_d = {}
     for key, exp, job, _, minutes, _ in job_resources(config):
         if exp.name == "exp1" and job.point["reward"] == "pm1" and job.block == "0-4":
@@ -227,7 +227,7 @@ def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
     # (jobs print indented inside "Group job runs_short" blocks: the groups of profiles/slurm)
     blocks = re.findall(r"^ *rule (\w+_runs_\w+):\n(?: +.*\n)*? +output: (\S+?)(?:,|\n)(?: +.*\n)*?"
                         r" +resources: (.*)\n", proc.stdout + proc.stderr, re.M)
-    config = load_config("smoke.yaml")
+    config = load_config([CONFIG / "smoke.yaml"])
     expected = {}
     for key, exp, job, _, minutes, mb in job_resources(config):
         expected[papers()[key].run_file(exp.name, job.point, job.block, root="results/smoke",
