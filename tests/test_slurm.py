@@ -26,7 +26,8 @@ import yaml
 
 from privopt.pipeline import cost as run_cost
 from test_cost import job_resources
-from workflow_runs import (REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config, load_config,
+from privopt.pipeline.config import load_config
+from workflow_runs import (CONFIG, REPO, SCHEDULING_PAPERS, assert_same_results, copy_workflow, data_config,
                            of_papers, planned_jobs, result_files, snakemake, table_targets)
 
 SLURM_CI = REPO / "tests" / "slurm" / "slurm_ci.sh"
@@ -141,7 +142,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
     jobs = _submitted_jobs(work)
     components = yaml.safe_load((profile / "config.yaml").read_text())["group-components"]
     per_unit: dict[str, int] = {}
-    for key, exp, job, predicted, _, _ in job_resources(load_config("smoke.yaml")):
+    for key, exp, job, predicted, _, _ in job_resources(load_config([CONFIG / "smoke.yaml"])):
         if key not in SCHEDULING_PAPERS:
             continue
         group = run_cost.cluster_group(predicted)

@@ -14,6 +14,8 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+#: the shipped config files (privopt.pipeline.config.load_config reads config/config.yaml, then the files given)
+CONFIG = REPO / "config"
 TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
@@ -31,15 +33,6 @@ SCHEDULING_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
 
 
 TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
-
-
-def load_config(*names: str) -> dict:
-    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults
-    (privopt.pipeline.config.load_config)."""
-    from privopt.pipeline.config import load_config as load
-
-    return load([REPO / "config" / name for name in names], base=REPO / "config" / "config.yaml",
-                schemas=REPO / "workflow" / "schemas")
 
 
 #: the namespace of the smoke scale's results and logs (config/smoke.yaml), where the workflow tests run
