@@ -44,7 +44,6 @@ from workflow_runs import (
     planned_jobs,
     registry_files,
     result_files,
-    run_jobs_planned_by,
     snakemake,
     table_targets,
     toy_files,
@@ -287,7 +286,6 @@ def test_config_edits_plan_only_the_run_jobs_that_read_them(smoke_runs, tmp_path
     extra.write_text(yaml.safe_dump(edit))
     jobs = planned_jobs(snakemake(smoke_runs[2], "-n", "--configfile", "config/smoke.yaml", str(extra), *data_config()))
     assert _runs(jobs) == expected, jobs
-    assert run_jobs_planned_by(edit) == {}  # no real paper's run reads a toy key
 
 
 @pytest.mark.slow
@@ -316,7 +314,9 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     proc = snakemake(work, "--cores", "2", "toy", *base, str(bad), "--keep-going", check=False)
     assert proc.returncode != 0
     after = {rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel and "/runs/" in rel}
-    assert after == {rel: b for rel, b in smoke.items() if "/runs/" in rel}
+    assert {rel: after.get(rel) for rel in smoke if "/runs/" in rel} == {rel: b for rel, b in smoke.items() if "/runs/" in rel}
+    # (the repeat runs, which never fail, ran for n = 999 beside them; the failed laplace runs left nothing)
+    assert not [rel for rel in after if rel not in smoke and "/toy/runs/laplace/" in rel]
     # the planted line changed the runs' code: put it back, and the first setting plans nothing again
     runs_py.write_text(runs_py.read_text().replace('    if n == 999:\n        raise RuntimeError("planted failure")\n', ""))
     assert planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
