@@ -519,7 +519,7 @@ def _config_error(load, text: str, overrides=None) -> str:
 
 
 def test_a_schema_error_names_the_paper_the_key_path_and_the_file(tmp_path, toy_config):
-    """Two papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs']."""
+    """Several papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs'], whichever paper."""
     message = _config_error(toy_config, "toy:\n  repeat:\n    ks: [0]\n")
     assert (f"config key toy.repeat.ks[0] (paper toy; set in {tmp_path / 'mine.yaml'}): "
             "0 is less than the minimum") in message, message
