@@ -26,25 +26,10 @@ from pathlib import Path
 import yaml
 
 from privopt.pipeline import cost as run_cost
-from privopt.pipeline.config import load_config as load
+from privopt.pipeline.config import load_config
 from privopt.pipeline.registry import papers
 
 REPO = Path(__file__).resolve().parents[1]
-BASE = REPO / "config" / "config.yaml"
-SCHEMAS = REPO / "workflow" / "schemas"
-
-
-def load_config(files: list[Path]) -> dict:
-    """The config Snakemake would use: config/config.yaml, each file over it, the schemas' defaults
-    (privopt.pipeline.config.load_config: errors name the paper, the key and the file)."""
-    return load([Path(f) for f in files], base=BASE, schemas=SCHEMAS)
-
-
-def predicted_seconds(section: dict, exp, job) -> float:
-    """Predicted seconds of one run job (the paper's cost model, or the generic allowance)."""
-    if exp.cost is None:
-        return run_cost.FALLBACK_SECONDS
-    return exp.cost(exp.settings(section, job.point), job.point, len(job.seeds))
 
 
 def run_jobs(config: dict) -> list[tuple[str, object, list[float]]]:
@@ -53,7 +38,7 @@ def run_jobs(config: dict) -> list[tuple[str, object, list[float]]]:
     out = []
     for key, paper in papers().items():
         for exp in paper.experiments:
-            secs = [predicted_seconds(config[key], exp, j) for j in paper.run_jobs(config[key], exp.name)]
+            secs = [run_cost.job_seconds(exp, config[key], j.point, len(j.seeds)) for j in paper.run_jobs(config[key], exp.name)]
             out.append((f"{key}_runs_{exp.name}", exp, secs))
     return out
 
@@ -159,7 +144,7 @@ def main() -> None:
                     help="SLURM profile whose job groups give the SLURM job layout (default profiles/slurm)")
     args = ap.parse_args()
     files = [*args.configs, *args.configfile] or [REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml"]
-    config = load_config(files)
+    config = load_config(files)  # config/config.yaml, the files over it, the schemas' defaults
     print(f"# configs: {' + '.join(str(p) for p in files)} (scale: {config.get('scale')})\n")
     print(markdown(figure_rows(config)))
     print()

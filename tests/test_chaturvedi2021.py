@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from privopt.experiments.chaturvedi2021 import claims, instances, runs
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.pipeline.protocol import ConfigError
 from privopt.mechanisms import accounting
+from workflow_runs import needs_subset
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
 
@@ -299,3 +301,95 @@ def test_findings_state_the_label_permutation_result_whichever_way_it_goes():
     assert "largest gap 0.0056 at m = 10000, 2.8 SE" in text and "DPG is -0.0146 (-7.4 SE) from it at m = 10000" in text
     # without the diagnostic runs there is nothing to state
     assert claims.findings({"fig1": fig1_table(PROTO_FIG1)}, None, CLAIM_SETTINGS) == []
+
+
+# ----------------------------------------------------------------------------- the config and the workflow
+# (what the workflow does for every paper is checked on the toy paper in tests/test_workflow.py; here what
+# this paper's schema, checks and settings whitelists make of it)
+
+BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split", "dpg_eps0_rule": "improved", "rounding": "swap"}
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ({"chaturvedi2021": {"eps": 0}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"eps": -0.5}}, "chaturvedi2021.eps"),
+        ({"chaturvedi2021": {"delta": 1.5}}, "chaturvedi2021.delta"),
+        ({"chaturvedi2021": {"delta": 0}}, "chaturvedi2021.delta"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [10, 101]}}}, "chaturvedi2021.fig1.ranks"),
+        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "chaturvedi2021.fig1.ranks[0]"),
+        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "chaturvedi2021.fig1.n_runs"),
+        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "chaturvedi2021.fig2.ms[0]"),
+        ({"chaturvedi2021": {"fig1": {"plot_reading": "nonesuch"}}}, "chaturvedi2021.fig1.plot_reading"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "chaturvedi2021.fig2.readings.paper.pcg_scores"),
+        ({"chaturvedi2021": {"fig2": {"readings": {"paper": {**BAD_READING, "pcg_scores": "G", "grid_mode": "full"}}}}}, "grid_mode"),
+    ],
+)
+def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_path):
+    """Through privopt.pipeline.config.load_config, which the workflow calls before planning any job."""
+    from privopt.pipeline.config import load_config
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(override))
+    with pytest.raises(ConfigError) as err:
+        load_config([bad])
+    assert key in str(err.value) and f"set in {bad}" in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])
+def test_the_shipped_configs_plot_a_reading_they_run(name):
+    from privopt.pipeline.config import load_config
+    from workflow_runs import CONFIG
+
+    fig1 = load_config([CONFIG / name])["chaturvedi2021"]["fig1"]
+    assert fig1["plot_reading"] in fig1["readings"]
+
+
+@pytest.mark.parametrize("edit, expected", [
+    # a new grid point: only its run jobs (2 readings × 2 seed blocks)
+    ({"chaturvedi2021": {"fig1": {"ranks": [10, 16, 22]}}}, {"chaturvedi2021_runs_fig1": 4}),
+    # a key no run reads: no run job
+    ({"chaturvedi2021": {"fig1": {"plot_reading": "authors_code"}}}, {}),
+    # one reading's parameter: only that reading's runs (2 ranks × 2 seed blocks)
+    ({"chaturvedi2021": {"fig1": {"readings": {"authors_code": {"s": 300}}}}}, {"chaturvedi2021_runs_fig1": 4}),
+    # a key every run reads: all of them
+    ({"chaturvedi2021": {"eps": 0.2}}, {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4}),
+])
+def test_config_edits_plan_only_the_run_jobs_that_read_them(edit, expected):
+    """The run files (under the digest of the settings each reads) a smoke-config edit adds: what the workflow
+    plans (tests/test_workflow.py checks that on the toy paper)."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.registry import paper
+    from workflow_runs import CONFIG, run_jobs_planned_by
+
+    assert run_jobs_planned_by(edit) == expected
+    # and no instance is rebuilt for a reading
+    before, after = (load_config([CONFIG / "smoke.yaml"], o)["chaturvedi2021"] for o in (None, edit))
+    assert all(i.settings(before) == i.settings(after) for i in paper("chaturvedi2021").instances)
+
+
+@needs_subset
+def test_m_larger_than_the_box_pool_fails_the_run_job_naming_the_config_key(tmp_path):
+    """The pool size is known only once the data is parsed, so the run job that has the data refuses
+    before computing anything, naming the key; nothing at parse time reads earlier outputs."""
+    from workflow_runs import SMOKE, SMOKE_LOGS, copy_workflow, data_config, planned_jobs, snakemake
+
+    work = copy_workflow(tmp_path / "wf")
+    big = tmp_path / "big.yaml"
+    big.write_text(yaml.safe_dump({"chaturvedi2021": {"fig2": {"ms": [1000, 50000]}}}))
+    args = ["--configfile", "config/smoke.yaml", str(big), *data_config()]
+    for _ in range(2):  # and again once the instance exists: the same refusal, from the job
+        proc = snakemake(work, "--cores", "1", "chaturvedi2021_tables_fig2", *args, check=False)
+        assert proc.returncode != 0
+        logs = list((work / f"{SMOKE_LOGS}/chaturvedi2021/runs/fig2/reading~paper/m~50000").glob("settings~*/seeds~*.log"))
+        assert logs, "no log of the m = 50000 run job"
+        log = logs[0].read_text()
+        assert "config key chaturvedi2021.fig2.ms" in log and "50000" in log and "44650" in log, log[-2000:]
+        assert not list((work / f"{SMOKE}/chaturvedi2021/runs/fig2/reading~paper/m~50000").rglob("*.parquet"))
+    assert (work / f"{SMOKE}/chaturvedi2021/instances/fig2/instance.json").exists()
+    # A valid m still plans, whatever instance files lie around.
+    assert "chaturvedi2021_runs_fig2" in planned_jobs(snakemake(work, "-n", "--configfile", "config/smoke.yaml",
+                                                                  *data_config()))
+
+

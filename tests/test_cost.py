@@ -1,6 +1,6 @@
 """Run-job cost models (privopt.pipeline.cost and the per-paper cost modules) and the SLURM
 resources and job groups the run rules take from them (workflow/rules/common.smk), for every run job
-of the smoke, quick and paper configurations."""
+of the smoke, quick and paper configurations (the workflow's resources: on the toy paper)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from privopt.pipeline import cost as run_cost
 from privopt.experiments.chaturvedi2021 import cost as ch_cost
@@ -16,7 +17,9 @@ from privopt.pipeline.protocol import settings_key
 from privopt.pipeline.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
-from workflow_runs import copy_workflow, data_config, load_config, needs_subset, snakemake
+from privopt.pipeline.config import load_config
+from workflow_runs import (CONFIG, copy_workflow, data_config, load_toy_config, needs_subset, snakemake, toy_in_process,
+                           toy_schemas)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -176,22 +179,22 @@ def test_chaturvedi_cost_grows_with_rounds_samples_data_and_seeds(figure, point,
 # ----------------------------------------------------------------------------- every run job of every paper
 
 
-def job_resources(config: dict):
-    """(paper, experiment, job, predicted s, runtime min, mem MB) of every run job, as the workflow
-    computes them (workflow/rules/common.smk: the experiment's cost model, or the generic allowance)."""
-    for key, paper in papers().items():
+def job_resources(config: dict, registered: dict | None = None):
+    """(paper, experiment, job, predicted s, runtime min, mem MB) of every run job of the papers ``registered``
+    (default: the registry), as the workflow computes them (workflow/rules/common.smk: the experiment's cost
+    model, or the generic allowance)."""
+    for key, paper in (papers() if registered is None else registered).items():
         section = config[key]
         for exp in paper.experiments:
             for job in paper.run_jobs(section, exp.name):
-                settings = exp.settings(section, job.point)
-                predicted = exp.cost(settings, job.point, len(job.seeds)) if exp.cost else run_cost.FALLBACK_SECONDS
-                data = exp.data_mb(settings, job.point, len(job.seeds)) if exp.data_mb else 0.0
+                predicted = run_cost.job_seconds(exp, section, job.point, len(job.seeds))
+                data = run_cost.job_data_mb(exp, section, job.point, len(job.seeds))
                 yield key, exp, job, predicted, run_cost.runtime_minutes(predicted), run_cost.mem_mb(data)
 
 
 @pytest.mark.parametrize("configs", [("smoke.yaml",), (), ("paper.yaml",)], ids=["smoke", "quick", "paper"])
 def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs):
-    config = load_config(*configs)
+    config = load_config([CONFIG / name for name in configs])
     seen = set()
     for key, exp, job, predicted, minutes, mb in job_resources(config):
         seen.add((key, exp.name))
@@ -202,7 +205,7 @@ def test_resources_of_every_run_job_are_ints_covering_the_prediction(configs):
 
 
 def test_paper_scale_exp1_runtimes_follow_d():
-    config = load_config("paper.yaml")
+    config = load_config([CONFIG / "paper.yaml"])
     by_d = {}
     for key, exp, job, _, minutes, _ in job_resources(config):
         if exp.name == "exp1" and job.point["reward"] == "pm1" and job.block == "0-4":
@@ -221,22 +224,26 @@ def test_cluster_groups_follow_the_predicted_length():
 
 @needs_subset
 def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
-    """The workflow's run jobs carry the resources of the library's cost model (a dry run prints them)."""
+    """The workflow's run jobs carry the resources of the library's cost model (a dry run prints them), here
+    for the toy paper's (with a cost and a data model) at a size where they differ from job to job."""
     work = copy_workflow(tmp_path / "wf", toy=True)
-    proc = snakemake(work, "-n", "--configfile", "config/smoke.yaml", *data_config())
+    edit = {"toy": {"n": 20_000_000}}  # 400 s per laplace job, 160 MB of data
+    (tmp_path / "big.yaml").write_text(yaml.safe_dump(edit))
+    proc = snakemake(work, "-n", "toy", "--configfile", "config/smoke.yaml", str(tmp_path / "big.yaml"), *data_config())
     # (jobs print indented inside "Group job runs_short" blocks: the groups of profiles/slurm)
     blocks = re.findall(r"^ *rule (\w+_runs_\w+):\n(?: +.*\n)*? +output: (\S+?)(?:,|\n)(?: +.*\n)*?"
                         r" +resources: (.*)\n", proc.stdout + proc.stderr, re.M)
-    config = load_config("smoke.yaml")
-    expected = {}
-    for key, exp, job, _, minutes, mb in job_resources(config):
-        expected[papers()[key].run_file(exp.name, job.point, job.block, root="results/smoke",
-                                        settings=settings_key(exp.settings(config[key], job.point)))] = (minutes, mb)
+    with toy_in_process() as toy:
+        config = load_toy_config(toy, toy_schemas(tmp_path / "schemas"), [CONFIG / "smoke.yaml"], edit)
+        expected = {}
+        for key, exp, job, _, minutes, mb in job_resources(config, {"toy": toy}):
+            expected[toy.run_file(exp.name, job.point, job.block, root="results/smoke",
+                                  settings=settings_key(exp.settings(config[key], job.point)))] = (minutes, mb)
     got = {}
     for rule, output, resources in blocks:
         res = dict(item.split("=", 1) for item in resources.split(", "))
         got[output] = (int(res["runtime"]), int(res["mem_mb"]))
-    toy = {k: v for k, v in got.items() if k.startswith("results/smoke/toy/")}
-    assert len(toy) == 3  # the toy paper's jobs, declared with a cost model of their own
-    assert {k: v for k, v in got.items() if k in expected} == expected
-    assert set(got) - set(expected) == set(toy)
+    assert got == expected and len(expected) == 10  # 3 values of ε and 2 of k, 2 seed blocks each
+    # the laplace jobs hold their data (a data model), the repeat jobs ask for the base memory (none)
+    assert {mb for _, mb in expected.values()} == {run_cost.MEM_BASE_MB, run_cost.mem_mb(160)}
+    assert len({minutes for minutes, _ in expected.values()}) == 2

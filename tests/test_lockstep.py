@@ -21,8 +21,9 @@ from privopt.bandits.kernels import TIE_RTOL
 from privopt.bandits.lockstep import _first_max, _first_max_running
 from privopt.pipeline.registry import paper
 from privopt.experiments.shariff2018 import runs
+from privopt.pipeline.config import load_config
 from privopt.seeding import seed_sequence
-from workflow_runs import TIMING, load_config
+from workflow_runs import CONFIG, TIMING
 
 N_PAPER = 50_000_000
 
@@ -134,7 +135,7 @@ def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
 def _smoke_tables(experiment: str) -> dict[str, pd.DataFrame]:
     """The tables of ``experiment`` on the smoke configuration, as its run and table rules make them."""
     sh = paper("shariff2018")
-    section = load_config("smoke.yaml")["shariff2018"]
+    section = load_config([CONFIG / "smoke.yaml"])["shariff2018"]
     exp = sh.experiment(experiment)
     outs = [exp.execute(job.point, exp.settings(section, job.point), job.seeds, {})
             for job in sh.run_jobs(section, experiment)]

@@ -179,6 +179,20 @@ def test_the_registry_finds_every_paper_package_by_its_key():
         assert paper.metadata()["figures"][0]["target"] == f"{key}_{paper.figures[0].id}"
 
 
+def test_creating_a_package_registers_its_paper():
+    """The toy paper's package, put beside the papers' packages, is a registered paper (and gone again)."""
+    from privopt.pipeline import registry
+    from workflow_runs import toy_in_process
+
+    with toy_in_process() as toy:
+        registry.papers.cache_clear()
+        try:
+            assert registry.papers()["toy"] is toy and registry.paper("toy") is toy
+        finally:
+            registry.papers.cache_clear()
+    assert "toy" not in registry.papers()
+
+
 def test_declaring_a_paper_imports_no_algorithm():
     """The workflow parses the registry on every start and in every job: it must stay light."""
     import subprocess
@@ -206,7 +220,7 @@ def test_the_closure_follows_imports_transitively_with_parent_packages():
             "privopt.seeding", "privopt.experiments.chaturvedi2021"} <= set(mods)
     assert not any(m.startswith("privopt.bandits") for m in mods)
     bandit = codedigest.closure(["privopt.experiments.shariff2018.runs"], SRC)
-    assert "privopt.bandits.kernels" in bandit and "privopt.fastrng" in bandit
+    assert {"privopt.bandits.kernels", "privopt.bandits.parameters", "privopt.fastrng"} <= set(bandit)
     assert not any(m.startswith("privopt.submodular") for m in bandit)
     # the audit package imports only the auditing machinery: a job auditing one mechanism does not
     # depend on every other audited mechanism (CI once saw the Smith & Thakurta privacy runs rerun
@@ -214,6 +228,20 @@ def test_the_closure_follows_imports_transitively_with_parent_packages():
     tbap = codedigest.closure(["privopt.experiments.smith2013.privacy"], SRC)
     assert "privopt.audit.core" in tbap and "privopt.online.tbap" in tbap
     assert not any(m.startswith(("privopt.submodular", "privopt.bandits", "privopt.audit.greedy")) for m in tbap)
+
+
+def test_each_experiment_of_the_toy_paper_depends_on_the_modules_its_runs_import(library):
+    """What the workflow's rerun scope rests on (tests/test_workflow.py edits these modules in a copy)."""
+    from workflow_runs import add_toy_paper
+
+    work = library.parent / f"{library.name}-toy"
+    shutil.copytree(library, work / "src")
+    add_toy_paper(work)
+    laplace = codedigest.closure(["privopt.experiments.toy.runs"], work / "src")
+    repeat = codedigest.closure(["privopt.experiments.toy.repeat"], work / "src")
+    assert {"privopt.seeding", "privopt.pipeline.summary", "privopt.experiments.toy"} <= set(laplace) & set(repeat)
+    assert "privopt.mechanisms.accounting" in repeat and "privopt.mechanisms.accounting" not in laplace
+    assert "privopt.experiments.toy.runs" not in repeat
 
 
 def test_relative_imports_are_followed(library):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
@@ -461,3 +462,46 @@ def test_an_undecided_claim_at_the_papers_runs_asks_for_more_runs_or_the_horizon
     assert holds is None and "more than the paper's 30 runs per (variant, Δ)" in needs and "horizon" in needs
     holds, needs, _ = _judge(False, False, 12, tested=True, unit="(variant, Δ)", undecided="the interval contains 0")
     assert holds is None and "≈ 30 runs per (variant, Δ) as the paper ran" in needs
+
+
+# ----------------------------------------------------------------------------- the config and the workflow
+# (what the workflow does for every paper is checked on the toy paper in tests/test_workflow.py; here what
+# this paper's schema, checks and settings whitelists make of it)
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ({"shariff2018": {"exp2": {"n_rounds": 60_000_000}}}, "shariff2018.exp2.n_rounds = 60000000 exceeds shariff2018.exp2.n"),
+        ({"shariff2018": {"exp1": {"n": 1000, "n_rounds": 2000}}}, "shariff2018.exp1.n_rounds = 2000 exceeds"),
+        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "shariff2018.exp3.gaps"),
+        ({"shariff2018": {"exp2": {"variants": ["laplace"]}}}, "'laplace' is not one of"),
+        ({"shariff2018": "none"}, "shariff2018"),
+    ],
+)
+def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_path):
+    """Through privopt.pipeline.config.load_config, which the workflow calls before planning any job."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.errors import ConfigError
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(override))
+    with pytest.raises(ConfigError) as err:
+        load_config([bad])
+    assert key in str(err.value) and f"set in {bad}" in str(err.value), str(err.value)
+
+
+@pytest.mark.parametrize("edit, expected", [
+    # a new grid point: only its run jobs
+    ({"shariff2018": {"exp1": {"dims": [5, 6]}}}, {"shariff2018_runs_exp1": 2}),
+    # a key no run reads: no run job
+    ({"shariff2018": {"exp2": {"plot_until": 1000}}}, {}),
+    # a key every run of one experiment reads: exactly those runs
+    ({"shariff2018": {"exp3": {"rec_points": 5}}}, {"shariff2018_runs_exp3": 4}),
+])
+def test_config_edits_plan_only_the_run_jobs_that_read_them(edit, expected):
+    """The run files (under the digest of the settings each reads) a smoke-config edit adds: what the workflow
+    plans (tests/test_workflow.py checks that on the toy paper)."""
+    from workflow_runs import run_jobs_planned_by
+
+    assert run_jobs_planned_by(edit) == expected

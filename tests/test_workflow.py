@@ -2,10 +2,12 @@
 
 The end-to-end tests run every registered paper, plus the toy paper of ``tests/toy_paper`` (added to
 the workflow copy by adding its files, nothing else), on config/smoke.yaml against the shared data
-subset with --cores 2 (the tables of ``SCHEDULING_PAPERS`` again with --cores 1), and check identical
-tables, caching (a second call has nothing to do) and the rerun scope: a notebook edit reruns only its
-figure, a new grid point plans only its run jobs, a key no run reads plans no run job, and a library
-edit reruns exactly the runs of the experiments whose code imports it.
+subset with --cores 2 (the toy's tables again with --cores 1), and check identical tables, caching (a
+second call has nothing to do) and the rerun scope: a notebook edit reruns only its figure, a new grid
+point plans only its run jobs, a key no run reads plans no run job, and a library edit reruns exactly
+the runs of the experiments whose code imports it.  What the workflow does for every paper alike is
+checked on the toy paper; what a real paper's declaration makes of it (its settings whitelists, its
+schema, its checks) is in that paper's tests (tests/test_<paper>.py).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import pytest
 import yaml
 
 from privopt.pipeline.provenance import file_sha256
+from privopt.pipeline.config import load_config
 from workflow_runs import (
+    CONFIG,
     REPO,
     SCHEDULING_PAPERS,
     SMOKE,
@@ -34,7 +38,7 @@ from workflow_runs import (
     assert_same_results,
     copy_workflow,
     data_config,
-    load_config,
+    load_toy_config,
     needs_subset,
     of_papers,
     planned_jobs,
@@ -43,6 +47,8 @@ from workflow_runs import (
     snakemake,
     table_targets,
     toy_files,
+    toy_in_process,
+    toy_schemas,
 )
 
 def test_lint_is_clean():
@@ -55,8 +61,10 @@ def test_dry_run_of_a_fresh_copy_plans_every_paper(tmp_path):
     """Every registered paper's runs, tables, figures and claims are planned, and the report."""
     work = copy_workflow(tmp_path / "wf", toy=True)
     jobs = planned_jobs(snakemake(work, "-n", *data_config()))
+    from privopt.pipeline.registry import papers as registered
+
     papers = registry_files(work)
-    assert set(papers) >= {"chaturvedi2021", "shariff2018", "toy"}
+    assert set(papers) == {*registered(), "toy"}
     for key in papers:
         assert f"{key}_claims" in jobs and any(r.startswith(f"{key}_runs_") for r in jobs), key
     assert {"report_html", "uber_download", "uber_parse"} <= set(jobs)
@@ -85,12 +93,15 @@ def test_only_run_rules_leave_the_machine(tmp_path, monkeypatch):
             )._workflow
             rules = {r.name for r in workflow.rules}
             cluster = rules - workflow._localrules
+            from privopt.pipeline.registry import papers  # the copy's, with the toy paper
+
+            run_rules = {f"{key}_runs_{exp.name}" for key, paper in papers().items() for exp in paper.experiments}
     finally:
         for name in [k for k in sys.modules if k.startswith("privopt")]:
             del sys.modules[name]
         sys.modules.update(ours)
-    assert cluster == {r for r in rules if re.fullmatch(r"\w+_runs_\w+", r)}, cluster
-    assert {"toy_runs_laplace", "chaturvedi2021_runs_fig1", "shariff2018_runs_exp3"} <= cluster
+    assert cluster == {r for r in rules if re.fullmatch(r"\w+_runs_\w+", r)} == run_rules, cluster
+    assert {"toy_runs_laplace", "toy_runs_repeat"} <= cluster
     profile = yaml.safe_load((REPO / "profiles/slurm/config.yaml").read_text())
     assert profile["executor"] == "slurm" and profile["cores"] == 1 and "groups" not in profile
     assert set(profile["group-components"]) == {"runs_short", "runs_medium"}
@@ -106,34 +117,27 @@ def test_the_toy_paper_adds_files_only_where_a_paper_declares_itself():
     assert not any((REPO / f).exists() for f in files)
 
 
-BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split", "dpg_eps0_rule": "improved", "rounding": "swap"}
+@pytest.fixture(scope="module")
+def toy_copy(tmp_path_factory):
+    """A copy of the workflow with the toy paper, for dry runs (which write nothing in it)."""
+    return copy_workflow(tmp_path_factory.mktemp("toy"), toy=True)
 
 
 @pytest.mark.parametrize(
     "override, key",
     [
-        ({"chaturvedi2021": {"eps": 0}}, "chaturvedi2021.eps"),
-        ({"chaturvedi2021": {"eps": -0.5}}, "chaturvedi2021.eps"),
-        ({"chaturvedi2021": {"delta": 1.5}}, "chaturvedi2021.delta"),
-        ({"chaturvedi2021": {"delta": 0}}, "chaturvedi2021.delta"),
-        ({"chaturvedi2021": {"fig1": {"ranks": [10, 101]}}}, "chaturvedi2021.fig1.ranks"),
-        ({"chaturvedi2021": {"fig1": {"ranks": [0]}}}, "chaturvedi2021.fig1.ranks[0]"),
-        ({"chaturvedi2021": {"fig1": {"n_runs": 0}}}, "chaturvedi2021.fig1.n_runs"),
-        ({"chaturvedi2021": {"fig2": {"ms": [1]}}}, "chaturvedi2021.fig2.ms[0]"),
-        ({"chaturvedi2021": {"fig1": {"plot_reading": "nonesuch"}}}, "chaturvedi2021.fig1.plot_reading"),
-        ({"chaturvedi2021": {"fig2": {"readings": {"paper": BAD_READING}}}}, "chaturvedi2021.fig2.readings.paper.pcg_scores"),
-        ({"chaturvedi2021": {"fig2": {"readings": {"paper": {**BAD_READING, "pcg_scores": "G", "grid_mode": "full"}}}}}, "grid_mode"),
-        ({"shariff2018": {"exp2": {"n_rounds": 60_000_000}}}, "shariff2018.exp2.n_rounds = 60000000 exceeds shariff2018.exp2.n"),
-        ({"shariff2018": {"exp1": {"n": 1000, "n_rounds": 2000}}}, "shariff2018.exp1.n_rounds = 2000 exceeds"),
-        ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "shariff2018.exp3.gaps"),
-        ({"shariff2018": {"exp2": {"variants": ["laplace"]}}}, "'laplace' is not one of"),
-        ({"shariff2018": "none"}, "shariff2018"),
+        ({"toy": {"n": 1}}, "config key toy.n (paper toy"),  # a bound of the paper's schema
+        ({"toy": {"repeat": {"ks": [1, 0]}}}, "config key toy.repeat.ks[1] (paper toy"),  # in a list of a subsection
+        ({"toy": {"repeat": {"k": [1]}}}, "unknown key k, did you mean ks?"),
+        ({"toy": {"n": 3}}, "paper toy: config key toy.n = 3"),  # the paper's cross-key check
+        ({"toy": "none"}, "config key toy (paper toy"),  # a section that is no mapping
         ("uber_sha256=xyz", "config key uber_sha256"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),
     ],
 )
-def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
+def test_bad_config_is_rejected_before_any_job(override, key, tmp_path, toy_copy):
+    """(Each paper's tests check its own schema and cross-key checks through the same load_config.)"""
     args = ["-n", "--configfile", "config/config.yaml"]
     if isinstance(override, dict):
         bad = tmp_path / "bad.yaml"
@@ -142,7 +146,7 @@ def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
     args += ["--config", f"uber_source={SUBSET}", f"uber_sha256={SUBSET_SHA256}"]
     if isinstance(override, str):
         args.append(override)
-    proc = snakemake(REPO, *args, check=False)
+    proc = snakemake(toy_copy, *args, check=False)
     assert proc.returncode != 0
     message = proc.stdout + proc.stderr
     assert key in message, message[-3000:]
@@ -154,8 +158,8 @@ def test_bad_config_is_rejected_before_any_job(override, key, tmp_path):
 @pytest.fixture(scope="module")
 def smoke_runs(tmp_path_factory, smoke_run_two_cores):
     """The smoke pipeline run from scratch with 2 cores (everything), and with 1 core the tables, claims
-    and audits of SCHEDULING_PAPERS (the figures and the report read only those, and take most of the time;
-    why these papers: workflow_runs)."""
+    and audits of SCHEDULING_PAPERS, the toy paper (the figures and the report read only those, and take
+    most of the time; why the toy: workflow_runs)."""
     work = copy_workflow(tmp_path_factory.mktemp("cores1"), toy=True)
     snakemake(work, "--cores", "1", *table_targets(work), "--configfile", "config/smoke.yaml", *data_config())
     return {1: work, 2: smoke_run_two_cores}
@@ -170,26 +174,28 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
     provenance = json.loads((work / f"{SUBSET_DIR}/provenance.json").read_text())
     assert provenance["records"] == 99_997 and not provenance["canonical"]
-    executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/chaturvedi2021_fig1.ipynb").read_text())
+    executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/toy_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
     for paper, ids in {"chaturvedi2021": {"F1.a", "F1.b", "F1.c", "F2.a", "F2.b", "F2.d"},
                        "shariff2018": {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b", "S.1", "S.2"},
-                       "toy": {"F1.a"}}.items():
+                       "toy": {"F1.a", "F2.a"}}.items():
         claims = pd.read_csv(work / f"{SMOKE}/claims/{paper}.csv")
         assert set(claims["verdict"]) <= {"reproduced", "not reproduced", "inconclusive at this scale"}, paper
         assert ids <= set(claims["claim"]) and (claims["scale"] == "smoke").all(), paper
-    # the toy's claim holds by construction (E|Lap(b)| = b): a pipeline that mangles its table fails it
+    # the toy's claims hold by construction (E|Lap(b)| = b, Var Lap(b) = 2b²): a pipeline that mangles its
+    # tables fails them
     assert set(pd.read_csv(work / f"{SMOKE}/claims/toy.csv")["verdict"]) == {"reproduced"}
-    record = json.loads((work / f"{SMOKE}/shariff2018/tables/exp2.provenance.json").read_text())
+    record = json.loads((work / f"{SMOKE}/toy/tables/laplace.provenance.json").read_text())
     assert record["environment"]["packages"]["numpy"] and record["code_digest"]["runs"]
-    assert record["tables"] == [f"{SMOKE}/shariff2018/tables/{t}" for t in
-                                ("fig4.csv", "fig4_runs.parquet", "fig4_audit.parquet")]
+    assert record["tables"] == [f"{SMOKE}/toy/tables/{t}" for t in ("fig1.csv", "fig1_runs.parquet")]
     # the record says what ran (per point, the settings its runs read) and holds each table's sha256
     assert record["scale"] == "smoke" and record["runs"] and all(r["settings"] for r in record["runs"])
     assert {t: file_sha256(work / t) for t in record["tables"]} == record["sha256"]
     audits = pd.read_csv(work / f"{SMOKE}/audit/audits.csv")
+    from privopt.pipeline.registry import papers
+
     audited = {key for key, files in registry_files(work).items() if f"{SMOKE}/audit/{key}.csv" in files}
-    assert {"chaturvedi2021", "shariff2018"} <= audited
+    assert audited == {key for key, paper in papers().items() if paper.audits} and audited
     assert set(audits["paper"]) == audited
     assert {"correct", "planted"} <= set(audits["variant"]) <= {"correct", "planted", "subtle"}
     assert (audits.loc[audits["variant"] == "correct", "result"] == "pass").all()  # no violation, even on few samples
@@ -208,16 +214,18 @@ def test_snakemake_report_is_built(smoke_runs):
     work = smoke_runs[2]
     snakemake(work, "--report", "report.html", "--configfile", "config/smoke.yaml", *data_config())
     html = (work / "report.html").read_text(errors="replace")
-    assert "chaturvedi2021" in html and "fig1.png" in html
+    assert "toy" in html and "fig1.png" in html
 
 
 @pytest.mark.slow
 def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     one = result_files(smoke_runs[1])
     two = {rel: path for rel, path in result_files(smoke_runs[2]).items() if of_papers(rel)}
-    assert set(one) == set(two) and len(one) > 40
+    assert set(one) == set(two) and len(one) > 10
     for paper in SCHEDULING_PAPERS:
         assert any(rel.startswith(f"{SMOKE}/{paper}/tables/") for rel in one), paper
+    for exp in ("laplace", "repeat"):  # two experiments, each with several points × two seed blocks
+        assert len([rel for rel in one if rel.startswith(f"{SMOKE}/toy/runs/{exp}/")]) >= 4, exp
     assert_same_results(one, two)
 
 
@@ -239,42 +247,42 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     assert planned_jobs(snakemake(work, "-n", *base)) == {}
 
     # Editing a figure notebook reruns that figure (and the report that embeds it), nothing else.
-    nb = work / "workflow/notebooks/chaturvedi2021_fig2.py.ipynb"
+    nb = work / "workflow/notebooks/toy_fig1.py.ipynb"
     text, stamp = nb.read_text(), nb.stat()
     doc = json.loads(text)
     doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
     nb.write_text(json.dumps(doc, indent=1))
-    assert planned_jobs(snakemake(work, "-n", *base)) == {"chaturvedi2021_fig2_plot": 1, "report_html": 1, "all": 1}
+    assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "report_html": 1, "all": 1}
     nb.write_text(text)
     os.utime(nb, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # Snakemake reruns a notebook by its mtime
 
-    # Changing one reading's parameter reruns only that reading's runs (and what reads them).
+    # Changing a key of one experiment in the config file reruns only that experiment's runs (and what
+    # reads them); putting the file back plans nothing.
     cfg = work / "config/smoke.yaml"
     original = cfg.read_text()
-    changed = re.sub(r"(authors_code:\n(?:        .*\n)*?        s: )200", r"\g<1>300", original, count=1)
-    assert changed != original
-    cfg.write_text(changed)
+    cfg.write_text(original + "\ntoy:\n  repeat:\n    eps: 2.0\n")
     jobs = planned_jobs(snakemake(work, "-n", *base))
-    assert _runs(jobs) == {"chaturvedi2021_runs_fig1": 2 * 2}  # 2 ranks × 2 seed blocks of that reading
-    assert "chaturvedi2021_instance_fig1" not in jobs and "uber_parse" not in jobs
-    assert "chaturvedi2021_fig1_plot" in jobs
+    assert _runs(jobs) == {"toy_runs_repeat": 2 * 2}  # 2 values of k × 2 seed blocks
+    assert {"toy_tables_repeat", "toy_claims"} <= set(jobs) and "toy_tables_laplace" not in jobs
     cfg.write_text(original)
     assert planned_jobs(snakemake(work, "-n", *base)) == {}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("edit, expected", [
-    # a new grid point: only its run jobs (2 readings × 2 seed blocks), nothing reruns
-    ({"chaturvedi2021": {"fig1": {"ranks": [10, 16, 22]}}}, {"chaturvedi2021_runs_fig1": 4}),
-    ({"shariff2018": {"exp1": {"dims": [5, 6]}}}, {"shariff2018_runs_exp1": 2}),
-    # keys no run reads: no run job
-    ({"chaturvedi2021": {"fig1": {"plot_reading": "authors_code"}}}, {}),
-    ({"shariff2018": {"exp2": {"plot_until": 1000}}}, {}),
+    # a new grid point: only its run jobs (its two seed blocks), nothing reruns
+    ({"toy": {"eps": [0.5, 1.0, 2.0, 4.0]}}, {"toy_runs_laplace": 2}),
+    ({"toy": {"repeat": {"ks": [1, 4, 8]}}}, {"toy_runs_repeat": 2}),
+    # a key no run reads (the claims' tolerance): no run job
+    ({"toy": {"claim_sems": 4}}, {}),
     # a key every run of one experiment reads: exactly those runs
-    ({"shariff2018": {"exp3": {"rec_points": 5}}}, {"shariff2018_runs_exp3": 4}),
-    ({"chaturvedi2021": {"eps": 0.2}}, {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4}),
+    ({"toy": {"repeat": {"eps": 2.0}}}, {"toy_runs_repeat": 4}),
+    # a key the runs of both experiments read: all of them
+    ({"toy": {"n": 200}}, {"toy_runs_laplace": 6, "toy_runs_repeat": 4}),
 ])
 def test_config_edits_plan_only_the_run_jobs_that_read_them(smoke_runs, tmp_path, edit, expected):
+    """Snakemake plans exactly the run files the edited config names and the finished runs lack (the real
+    papers' settings whitelists are checked in their own tests with workflow_runs.run_jobs_planned_by)."""
     extra = tmp_path / "edit.yaml"
     extra.write_text(yaml.safe_dump(edit))
     jobs = planned_jobs(snakemake(smoke_runs[2], "-n", "--configfile", "config/smoke.yaml", str(extra), *data_config()))
@@ -307,7 +315,9 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     proc = snakemake(work, "--cores", "2", "toy", *base, str(bad), "--keep-going", check=False)
     assert proc.returncode != 0
     after = {rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel and "/runs/" in rel}
-    assert after == {rel: b for rel, b in smoke.items() if "/runs/" in rel}
+    assert {rel: after.get(rel) for rel in smoke if "/runs/" in rel} == {rel: b for rel, b in smoke.items() if "/runs/" in rel}
+    # (the repeat runs, which never fail, ran for n = 999 beside them; the failed laplace runs left nothing)
+    assert not [rel for rel in after if rel not in smoke and "/toy/runs/laplace/" in rel]
     # the planted line changed the runs' code: put it back, and the first setting plans nothing again
     runs_py.write_text(runs_py.read_text().replace('    if n == 999:\n        raise RuntimeError("planted failure")\n', ""))
     assert planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
@@ -331,20 +341,21 @@ def every_run_job(smoke_runs):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("module, papers", [
-    # the Chaturvedi runs import privopt.submodular.greedy; the bandit runs and the toy do not
-    ("src/privopt/submodular/greedy.py", {"chaturvedi2021"}),
-    # every Shariff & Sheffet experiment runs from shariff2018/runs.py, which imports privopt.bandits
-    ("src/privopt/bandits/parameters.py", {"shariff2018"}),
+@pytest.mark.parametrize("module, rules", [
+    # the toy's repeat runs import privopt.mechanisms.accounting, its laplace runs do not (the toy's
+    # target only: the Chaturvedi runs import it too)
+    ("src/privopt/mechanisms/accounting.py", {"toy_runs_repeat"}),
+    # the toy's own module of the laplace runs
+    ("src/privopt/experiments/toy/runs.py", {"toy_runs_laplace"}),
     # privopt.seeding keys every stream: every run of every paper
     ("src/privopt/seeding.py", None),
 ])
-def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs, every_run_job, module, papers):
-    expected = {rule: n for rule, n in every_run_job.items() if papers is None or rule.split("_runs_")[0] in papers}
-    assert {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4, "shariff2018_runs_exp3": 4,
-            "toy_runs_laplace": 3}.items() <= every_run_job.items()
+def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs, every_run_job, module, rules):
+    """(Which library modules each real paper's runs import: tests/test_protocol.py, the code closures.)"""
+    expected = {rule: n for rule, n in every_run_job.items() if rules is None or rule in rules}
+    assert {"toy_runs_laplace": 6, "toy_runs_repeat": 4}.items() <= every_run_job.items()
     work = smoke_runs[2]
-    base = ["-n", "--configfile", "config/smoke.yaml", *data_config()]
+    base = ["-n", *([] if rules is None else ["toy"]), "--configfile", "config/smoke.yaml", *data_config()]
     path = work / module
     original = path.read_text()
     try:
@@ -444,28 +455,6 @@ def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp
               "--config", f"uber_source={src}", f"uber_sha256={digest}", "uber_min_records=3")
 
 
-@needs_subset
-def test_m_larger_than_the_box_pool_fails_the_run_job_naming_the_config_key(tmp_path):
-    """The pool size is known only once the data is parsed, so the run job that has the data refuses
-    before computing anything, naming the key; nothing at parse time reads earlier outputs."""
-    work = copy_workflow(tmp_path / "wf")
-    big = tmp_path / "big.yaml"
-    big.write_text(yaml.safe_dump({"chaturvedi2021": {"fig2": {"ms": [1000, 50000]}}}))
-    args = ["--configfile", "config/smoke.yaml", str(big), *data_config()]
-    for _ in range(2):  # and again once the instance exists: the same refusal, from the job
-        proc = snakemake(work, "--cores", "1", "chaturvedi2021_tables_fig2", *args, check=False)
-        assert proc.returncode != 0
-        logs = list((work / f"{SMOKE_LOGS}/chaturvedi2021/runs/fig2/reading~paper/m~50000").glob("settings~*/seeds~*.log"))
-        assert logs, "no log of the m = 50000 run job"
-        log = logs[0].read_text()
-        assert "config key chaturvedi2021.fig2.ms" in log and "50000" in log and "44650" in log, log[-2000:]
-        assert not list((work / f"{SMOKE}/chaturvedi2021/runs/fig2/reading~paper/m~50000").rglob("*.parquet"))
-    assert (work / f"{SMOKE}/chaturvedi2021/instances/fig2/instance.json").exists()
-    # A valid m still plans, whatever instance files lie around.
-    assert "chaturvedi2021_runs_fig2" in planned_jobs(snakemake(work, "-n", "--configfile", "config/smoke.yaml",
-                                                                  *data_config()))
-
-
 def _schema_properties(node, path):
     """Every (path, property schema) pair of a schema, recursing into objects."""
     for name, prop in node.get("properties", {}).items():
@@ -499,71 +488,80 @@ def test_every_registered_paper_has_a_schema_and_its_captions():
 def test_shipped_config_files_validate(name):
     from privopt.pipeline.registry import papers
 
-    config = load_config(*name.split("+"))  # the library's loading: schemas, defaults, each paper's cross-key checks
+    # the library's loading (as the workflow's): schemas, defaults, each paper's cross-key checks
+    config = load_config([CONFIG / f for f in name.split("+")])
     for key, paper in papers().items():
         assert list(paper.run_jobs(config[key]))
-    assert config["chaturvedi2021"]["fig1"]["plot_reading"] in config["chaturvedi2021"]["fig1"]["readings"]
 
 
 # ----------------------------------------------------------------------------- config messages (the library)
 
 
-def _config_error(tmp_path, text: str, overrides=None) -> str:
-    from privopt.pipeline.config import load_config as load
+@pytest.fixture()
+def toy_config(tmp_path):
+    """``load(text, overrides)``: privopt.pipeline.config.load_config of config/config.yaml and a file
+    ``mine.yaml`` holding ``text``, with the toy paper registered beside the real ones."""
+    schemas = toy_schemas(tmp_path / "schemas")
+    with toy_in_process() as toy:
+        def load(text: str, overrides=None) -> dict:
+            path = tmp_path / "mine.yaml"
+            path.write_text(text)
+            return load_toy_config(toy, schemas, [path], overrides)
+
+        yield load
+
+
+def _config_error(load, text: str, overrides=None) -> str:
     from privopt.pipeline.errors import ConfigError
 
-    path = tmp_path / "mine.yaml"
-    path.write_text(text)
     with pytest.raises(ConfigError) as err:
-        load([path], overrides, base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+        load(text, overrides)
     return str(err.value)
 
 
-def test_a_schema_error_names_the_paper_the_key_path_and_the_file(tmp_path):
-    """Two papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs']."""
-    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_runs: 0\n")
-    assert (f"config key chaturvedi2021.fig1.n_runs (paper chaturvedi2021; set in {tmp_path / 'mine.yaml'}): "
+def test_a_schema_error_names_the_paper_the_key_path_and_the_file(tmp_path, toy_config):
+    """Several papers have fig1.n_runs; the message used to say only instance['fig1']['n_runs'], whichever paper."""
+    message = _config_error(toy_config, "toy:\n  repeat:\n    ks: [0]\n")
+    assert (f"config key toy.repeat.ks[0] (paper toy; set in {tmp_path / 'mine.yaml'}): "
             "0 is less than the minimum") in message, message
-    # a key the file does not set is traced to the file that does (here the Snakefile's config file)
-    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    m: 100\n", {"chaturvedi2021": {"eps": -1}})
-    assert "config key chaturvedi2021.eps (paper chaturvedi2021; set in --config on the command line)" in message
+    # a key the file does not set is traced to the source that does (here --config)
+    message = _config_error(toy_config, "toy:\n  n: 100\n", {"toy": {"repeat": {"eps": -1}}})
+    assert "config key toy.repeat.eps (paper toy; set in --config on the command line)" in message, message
     # a paper's cross-key check, too
-    message = _config_error(tmp_path, "shariff2018:\n  exp1:\n    n: 1000\n    n_rounds: 2000\n")
-    assert "paper shariff2018: " in message and f"set in {tmp_path / 'mine.yaml'}" in message, message
+    message = _config_error(toy_config, "toy:\n  n: 3\n")
+    assert "paper toy: config key toy.n = 3" in message and f"set in {tmp_path / 'mine.yaml'}" in message, message
 
 
-def test_a_yaml_syntax_error_names_the_file_and_the_line(tmp_path):
-    message = _config_error(tmp_path, "shariff2018:\n  fig1: {d: 3, K: 1000\n  exp1:\n    n: 5\n")
+def test_a_yaml_syntax_error_names_the_file_and_the_line(tmp_path, toy_config):
+    message = _config_error(toy_config, "toy:\n  repeat: {eps: 3, ks: [1]\n  n: 5\n")
     assert f"config file {tmp_path / 'mine.yaml'}, line 3" in message and "starts on line 2" in message, message
 
 
-def test_an_unknown_key_is_named_with_the_nearest_names(tmp_path):
+def test_an_unknown_key_is_named_with_the_nearest_names(toy_config):
     """`scael: smoke` was reported as a type error (every unknown top-level key was taken for a paper)."""
-    message = _config_error(tmp_path, "scael: smoke\n")
+    message = _config_error(toy_config, "scael: smoke\n")
     assert "unknown key scael" in message and "did you mean scale?" in message, message
-    message = _config_error(tmp_path, "chaturvedi2021:\n  fig1:\n    n_run: 5\n")
-    assert "config key chaturvedi2021.fig1.n_run (paper chaturvedi2021" in message, message
-    assert "unknown key n_run, did you mean n_runs?" in message, message
+    message = _config_error(toy_config, "toy:\n  repeat:\n    k: [5]\n")
+    assert "config key toy.repeat.k (paper toy" in message, message
+    assert "unknown key k, did you mean ks?" in message, message
 
 
-def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(tmp_path):
+def test_numbers_in_scientific_notation_are_numbers_where_the_schema_wants_one(tmp_path, toy_config):
     """YAML 1.1 reads 1e-3 and 1e12 as strings; they were rejected as 'not of type number'."""
-    from privopt.pipeline.config import coerce_numbers, load_config as load
+    from privopt.pipeline.config import coerce_numbers
 
-    path = tmp_path / "sci.yaml"
-    path.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5, n_rounds: 2.5e4}\n"
-                    "  exp3: {gaps: [0.0, 1e-1]}\n")
-    assert yaml.safe_load(path.read_text())["privacy_audit"]["alpha"] == "1e-3"  # what YAML gives
-    config = load([path], base=REPO / "config/config.yaml", schemas=REPO / "workflow/schemas")
+    text = "privacy_audit: {alpha: 1e-3}\ntoy:\n  n: 1e3\n  eps: [5e-1, 1e0]\n  repeat: {eps: 2.5e-1}\n"
+    assert yaml.safe_load(text)["privacy_audit"]["alpha"] == "1e-3"  # what YAML gives
+    config = toy_config(text)
     assert config["privacy_audit"]["alpha"] == 0.001
-    assert config["shariff2018"]["exp1"]["n"] == 100_000 and isinstance(config["shariff2018"]["exp1"]["n"], int)
-    assert config["shariff2018"]["exp1"]["n_rounds"] == 25_000 and config["shariff2018"]["exp3"]["gaps"] == [0.0, 0.1]
+    assert config["toy"]["n"] == 1000 and isinstance(config["toy"]["n"], int)
+    assert config["toy"]["eps"] == [0.5, 1.0] and config["toy"]["repeat"]["eps"] == 0.25
     # where the schema wants a string, a string it stays (and an error names it)
     doc = {"scale": "1e3", "uber_sha256": "1e3"}
     assert coerce_numbers(doc, yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())) == []
     assert doc == {"scale": "1e3", "uber_sha256": "1e3"}
     # a number that breaks a bound is reported as the number
-    assert "0.5 is greater than or equal to the maximum of 0.5" in _config_error(tmp_path, "privacy_audit: {alpha: 5e-1}\n")
+    assert "0.5 is greater than or equal to the maximum of 0.5" in _config_error(toy_config, "privacy_audit: {alpha: 5e-1}\n")
 
 
 def test_config_sources_say_which_file_set_a_key(tmp_path):
@@ -583,11 +581,11 @@ def test_config_sources_say_which_file_set_a_key(tmp_path):
 
 
 @needs_subset
-def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_errors(tmp_path):
-    work = copy_workflow(tmp_path / "wf")
+def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_errors(tmp_path, toy_copy):
+    work = toy_copy
     sci = tmp_path / "sci.yaml"
-    sci.write_text("privacy_audit: {alpha: 1e-3}\nshariff2018:\n  exp1: {n: 1e5}\n")
-    assert "shariff2018_runs_exp1" in planned_jobs(snakemake(work, "-n", "--configfile", str(sci), *data_config()))
+    sci.write_text("privacy_audit: {alpha: 1e-3}\ntoy:\n  n: 1e3\n")
+    assert "toy_runs_laplace" in planned_jobs(snakemake(work, "-n", "toy", "--configfile", str(sci), *data_config()))
     typo = tmp_path / "typo.yaml"
     typo.write_text("scael: smoke\n")
     proc = snakemake(work, "-n", "--configfile", str(typo), *data_config(), check=False)
@@ -595,27 +593,33 @@ def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_error
     assert proc.returncode != 0 and f"unknown key scael (set in {typo}), did you mean scale?" in message, message[-3000:]
     # a YAML syntax error in the Snakefile's own config file: Snakemake's message named neither file nor line
     cfg = work / "config/config.yaml"
-    cfg.write_text(cfg.read_text().replace("scale: quick", "scale: [quick"))
-    proc = snakemake(work, "-n", *data_config(), check=False)
+    original = cfg.read_text()
+    try:
+        cfg.write_text(original + "\nscale: [quick\n")
+        proc = snakemake(work, "-n", *data_config(), check=False)
+    finally:
+        cfg.write_text(original)
     message = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "config file config/config.yaml, line" in message, message[-3000:]
 
 
 @needs_subset
 def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path):
-    """n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only sign was a
-    dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that drives it."""
-    work = copy_workflow(tmp_path / "wf")
+    """shariff2018.exp1.n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only
+    sign was a dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that
+    drives it."""
+    work = copy_workflow(tmp_path / "wf", toy=True)
     huge = tmp_path / "huge.yaml"
-    huge.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e12\n")
+    huge.write_text("toy:\n  n: 1e12\n")  # 8 TB of data
     proc = snakemake(work, "-n", "--configfile", str(huge), *data_config(), check=False)
     message = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "would run" not in message
-    assert "cost guard: run job shariff2018_runs_exp1" in message and " TB of memory" in message, message[-3000:]
-    assert f"shariff2018.exp1.n_rounds = 1000000000000 (set in {huge}" in message, message[-3000:]
+    assert "cost guard: run job toy_runs_laplace" in message and " TB of memory" in message, message[-3000:]
+    assert f"toy.n = 1000000000000 (set in {huge}" in message, message[-3000:]
     # a real run refuses before its first job, also when the run jobs wait for others (download, parse,
     # instance: Snakemake asks for a job's resources only when it can schedule it; the workflow's
-    # onstart asks for every planned run job's)
+    # onstart asks for every planned run job's).  (The toy's run jobs wait for nothing: a Chaturvedi et al.
+    # figure, whose run jobs wait for the data and its instance.)
     big = tmp_path / "big.yaml"
     big.write_text("chaturvedi2021:\n  fig1:\n    m: 1e8\n")
     proc = snakemake(work, "--cores", "1", "chaturvedi2021_fig1", "--configfile", "config/smoke.yaml", str(big),
@@ -626,15 +630,15 @@ def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path)
     assert not (work / "resources").exists() and not (work / "results").exists()
     # a runtime beyond cost_guard.max_job_hours on a local run
     long = tmp_path / "long.yaml"
-    long.write_text("shariff2018:\n  exp1:\n    n: 1e12\n    n_rounds: 1e8\ncost_guard: {max_job_hours: 1}\n")
+    long.write_text("toy:\n  n: 1e8\ncost_guard: {max_job_hours: 1}\n")  # 0.8 GB; 2.2 h per repeat job at k = 4
     proc = snakemake(work, "-n", "--configfile", str(long), *data_config(), check=False)
     message = proc.stdout + proc.stderr
     assert "is predicted to compute for" in message and "cost_guard.max_job_hours = 1" in message, message[-3000:]
     # the user's way on
     on = tmp_path / "on.yaml"
     on.write_text("cost_guard: {enabled: false}\n")
-    jobs = planned_jobs(snakemake(work, "-n", "--configfile", str(huge), str(on), *data_config()))
-    assert jobs["shariff2018_runs_exp1"] > 0
+    jobs = planned_jobs(snakemake(work, "-n", "toy", "--configfile", str(huge), str(on), *data_config()))
+    assert jobs["toy_runs_laplace"] > 0
 
 
 def test_the_cost_guard_limits():

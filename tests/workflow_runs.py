@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import shutil
@@ -11,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+#: the shipped config files (privopt.pipeline.config.load_config reads config/config.yaml, then the files given)
+CONFIG = REPO / "config"
 TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
@@ -22,24 +25,15 @@ SUBSET_DIR = f"resources/uber/sha256-{SUBSET_SHA256[:16]}"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 # The papers that the scheduling checks (the --cores 1 rerun of tests/test_workflow.py and the SLURM run of
-# tests/test_slurm.py) send through the workflow a second time, to compare tables with the --cores 2 run.
-# Every paper goes through the same generic rules, and a run job's rows depend only on its params (each
-# paper's tests check that its run jobs give the same rows whatever the seed blocks), so three papers that
-# between them build Uber instances, have several experiments and seed blocks, and include the toy paper's
-# files-only plug-in test the mechanism; rerunning all of them added about a minute per paper to CI.
-SCHEDULING_PAPERS = ("chaturvedi2021", "shariff2018", "toy")
+# tests/test_slurm.py) send through the workflow a second time, to compare tables with the --cores 2 run:
+# the toy paper alone.  Every paper goes through the same generic rules, and a run job's rows depend only
+# on its params (each paper's tests check that its run jobs give the same rows whatever the seed blocks);
+# the toy has two experiments, several points and two seed blocks per point, which is what the scheduling
+# varies.  (Rerunning the real papers cost about a minute each.)
+SCHEDULING_PAPERS = ("toy",)
 
 
 TIMING = ["wall_s"]  # columns that record how long a run took, not what it computed
-
-
-def load_config(*names: str) -> dict:
-    """What snakemake --configfile NAMES uses: config/config.yaml, the files over it, schema defaults
-    (privopt.pipeline.config.load_config)."""
-    from privopt.pipeline.config import load_config as load
-
-    return load([REPO / "config" / name for name in names], base=REPO / "config" / "config.yaml",
-                schemas=REPO / "workflow" / "schemas")
 
 
 #: the namespace of the smoke scale's results and logs (config/smoke.yaml), where the workflow tests run
@@ -121,6 +115,61 @@ def add_toy_paper(work: Path) -> list[Path]:
         (work / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(TOY / rel, work / rel)
     return added
+
+
+@contextlib.contextmanager
+def toy_in_process():
+    """The toy paper's declaration (its ``PAPER``), imported in this process from ``tests/toy_paper`` as
+    ``privopt.experiments.toy`` for the duration; the registry (``privopt.pipeline.registry.papers``, cached)
+    does not list it.  For library-level tests of what the workflow derives from a paper."""
+    import privopt.experiments as experiments
+
+    path = list(experiments.__path__)
+    experiments.__path__[:] = [*path, str(TOY / "src" / "privopt" / "experiments")]
+    try:
+        yield importlib.import_module("privopt.experiments.toy.paper").PAPER
+    finally:
+        experiments.__path__[:] = path
+        for name in [m for m in sys.modules if m == "privopt.experiments.toy" or m.startswith("privopt.experiments.toy.")]:
+            del sys.modules[name]
+
+
+def toy_schemas(dest: Path) -> Path:
+    """A schemas folder: the workflow's schemas and the toy paper's."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for schema in [*(REPO / "workflow" / "schemas").glob("*.schema.yaml"), *(TOY / "workflow" / "schemas").glob("*.yaml")]:
+        shutil.copy2(schema, dest / schema.name)
+    return dest
+
+
+def load_toy_config(toy, schemas: Path, files=(), overrides=None) -> dict:
+    """privopt.pipeline.config.load_config with the toy paper (:func:`toy_in_process`) registered beside the
+    real ones and its schema in ``schemas`` (:func:`toy_schemas`)."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.registry import papers
+
+    return load_config(files, overrides, papers={**papers(), "toy": toy}, schemas=schemas)
+
+
+def run_jobs_planned_by(edit: dict, files=("smoke.yaml",)) -> dict[str, int]:
+    """Run jobs per run rule that the config edit ``edit`` (a mapping over config/<files>, as a further
+    config file) plans once the runs of the unedited config exist: the run files (point, seed block and the
+    digest of exactly the settings the job reads) the edited config names and the unedited one does not.
+    tests/test_workflow.py checks on the toy paper that Snakemake plans exactly these; a paper's own
+    tests check with it that its settings whitelists are right."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.protocol import settings_key
+    from privopt.pipeline.registry import papers
+
+    configs = [load_config([CONFIG / f for f in files], overrides) for overrides in (None, edit)]
+    planned = {}
+    for key, paper in papers().items():
+        for exp in paper.experiments:
+            before, after = ({paper.run_file(exp.name, j.point, j.block, settings=settings_key(exp.settings(c[key], j.point)))
+                              for j in paper.run_jobs(c[key], exp.name)} for c in configs)
+            if after - before:
+                planned[f"{key}_runs_{exp.name}"] = len(after - before)
+    return planned
 
 
 def registry_files(work: Path, scale: str = "smoke") -> dict[str, list[str]]:

@@ -19,7 +19,7 @@ sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
 from privopt.codedigest import code_digest, module_digests
-from privopt.pipeline.config import ConfigSources, validate_config
+from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import settings_key
 from privopt.pipeline.registry import papers
@@ -63,20 +63,30 @@ if "jsonschema" not in sys.modules:
 
 
 @functools.cache
-def config_sources():
-    """The config files Snakemake merged, lowest precedence first (the Snakefile's configfile, then each
-    --configfile), and the --config overrides: to say which of them set a key."""
+def config_files():
+    """The config files Snakemake merged, lowest precedence first: the Snakefile's configfile, then each
+    --configfile."""
     cli = [str(f) for f in workflow.config_settings.configfiles]
-    base = [str(f) for f in workflow.configfiles if str(f) not in cli]
-    return ConfigSources(base + cli, workflow.config_settings.config)
+    return [str(f) for f in workflow.configfiles if str(f) not in cli] + cli
+
+
+@functools.cache
+def config_sources():
+    """The config files and the --config overrides: to say which of them set a key."""
+    return ConfigSources(config_files(), workflow.config_settings.config)
 
 
 def check_config():
-    """Validate the config before any job is planned (privopt.pipeline.config.validate_config): the
-    workflow's own keys, then each paper's section against workflow/schemas/<paper>.schema.yaml (defaults
-    filled in, numbers in scientific notation read as numbers), then each paper's cross-key checks.
-    Every error names the paper, the key path and the config file that set it."""
-    validate_config(config, PAPERS, sources=config_sources(), schemas=Path(workflow.basedir) / "workflow/schemas")
+    """Read and validate the config before any job is planned, as the benchmarks and the tests do
+    (privopt.pipeline.config.load_config): the files Snakemake merged and the --config overrides, checked
+    against the workflow's schema, then each paper's section against workflow/schemas/<paper>.schema.yaml
+    (defaults filled in, numbers in scientific notation read as numbers), then each paper's cross-key
+    checks, then each used data set's checks.  Every error names the paper, the key path and the config
+    file that set it."""
+    loaded = load_config(config_files(), workflow.config_settings.config, papers=PAPERS, base=None,
+                         schemas=Path(workflow.basedir) / "workflow/schemas")
+    config.clear()
+    config.update(loaded)
     check_datasets()
 
 
@@ -205,10 +215,7 @@ def run_file_inputs(paper, exp):
 # group-components of the groups below).
 
 def job_seconds(paper, exp, wc):
-    point = run_point(paper, exp, wc)
-    if exp.cost is None:
-        return run_cost.FALLBACK_SECONDS
-    return exp.cost(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block)))
+    return run_cost.job_seconds(exp, config[paper.key], run_point(paper, exp, wc), len(seeds_of(wc.block)))
 
 
 def guard(paper, exp, wc, **estimate):
@@ -251,8 +258,8 @@ def job_mem_mb(paper, exp):
     def mem(wc):
         if exp.data_mb is None:
             return run_cost.mem_mb()
-        point = run_point(paper, exp, wc)
-        mb = run_cost.mem_mb(exp.data_mb(exp.settings(config[paper.key], point), point, len(seeds_of(wc.block))))
+        mb = run_cost.mem_mb(run_cost.job_data_mb(exp, config[paper.key], run_point(paper, exp, wc),
+                                                  len(seeds_of(wc.block))))
         guard(paper, exp, wc, mem_mb=mb)
         return mb
 

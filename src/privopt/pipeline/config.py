@@ -2,9 +2,11 @@
 the schemas, and which file set a key — written once, for the workflow (workflow/rules/common.smk), the
 cost benchmark (benchmarks/paper_cost.py) and the tests.
 
-Snakemake reads the config files itself (the Snakefile's ``configfile:`` config/config.yaml, then every
-``--configfile`` over it key by key, then ``--config KEY=VALUE``); :func:`load_config` does the same for
-code outside Snakemake.  :func:`validate_config` then checks the merged config:
+:func:`load_config` is the one way in: config/config.yaml (the Snakefile's ``configfile:``), every given
+file over it key by key, then the ``--config KEY=VALUE`` overrides, merged as Snakemake merges them and
+then checked by :func:`validate_config`.  The workflow calls it with the files and overrides Snakemake
+was given (workflow/rules/common.smk) and uses what it returns; the cost benchmark and the tests call it
+with config file names.  The checks:
 
 * a key that is neither a setting of the workflow nor a registered paper is refused with the nearest
   names ("unknown key scael, did you mean scale?");

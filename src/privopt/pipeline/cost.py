@@ -36,7 +36,8 @@ from __future__ import annotations
 import math
 
 __all__ = ["MARGIN", "STARTUP_MIN", "JOB_STARTUP_S", "MEM_BASE_MB", "MEM_DATA_MARGIN", "FALLBACK_SECONDS",
-           "SHORT_JOB_S", "MEDIUM_JOB_S", "runtime_minutes", "mem_mb", "core_seconds", "cluster_group"]
+           "SHORT_JOB_S", "MEDIUM_JOB_S", "job_seconds", "job_data_mb", "runtime_minutes", "mem_mb", "core_seconds",
+           "cluster_group"]
 
 #: factor on the predicted seconds (see the module docstring)
 MARGIN = 3.0
@@ -55,6 +56,23 @@ FALLBACK_SECONDS = 300.0
 #: run jobs predicted under these many seconds go to a cluster several at a time (:func:`cluster_group`)
 SHORT_JOB_S = 30.0
 MEDIUM_JOB_S = 300.0
+
+
+def job_seconds(exp, section, point, n_seeds: int) -> float:
+    """Predicted seconds of one run job of the experiment ``exp`` (a :class:`privopt.pipeline.protocol.Experiment`)
+    at ``point`` with ``n_seeds`` seeds under the paper's config ``section``: its cost model on the settings the
+    job reads, or :data:`FALLBACK_SECONDS` without one.  The workflow's resources, the cost guard and
+    ``benchmarks/paper_cost.py`` all price a job with this."""
+    if exp.cost is None:
+        return FALLBACK_SECONDS
+    return float(exp.cost(exp.settings(section, point), point, n_seeds))
+
+
+def job_data_mb(exp, section, point, n_seeds: int) -> float:
+    """MB of data one run job holds (its ``data_mb`` model on the settings the job reads; 0 without one)."""
+    if exp.data_mb is None:
+        return 0.0
+    return float(exp.data_mb(exp.settings(section, point), point, n_seeds))
 
 
 def runtime_minutes(predicted_s: float) -> int:

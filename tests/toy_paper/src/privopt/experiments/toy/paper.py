@@ -1,11 +1,13 @@
-"""The toy paper's declaration: one experiment (the Laplace mean at each ε) with its figure and claim, and one
-on a data set of its own (the private mean of the toy data set's values) with its claim.
+"""The toy paper's declaration: two experiments (the Laplace mean at each ε; the mean answered k times
+under basic composition) with one figure and a claim on each table, and one on a data set of its own (the
+private mean of the toy data set's values) with its claim.
 
 It plugs into the workflow through the public mechanism alone: this package, its notebook
 (workflow/notebooks/toy_fig1.py.ipynb), its captions (workflow/report/toy_*.rst), its schema
 (workflow/schemas/toy.schema.yaml) and its data set (src/privopt/datasets/toy.py), and nothing else.
 """
 
+from privopt.experiments.toy import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 
 
@@ -35,7 +37,19 @@ PAPER = Paper(
             run="privopt.experiments.toy.runs:run_job",
             tables="privopt.experiments.toy.runs:tables",
             table_files=(Table("fig1.csv"), Table("fig1_runs.parquet")),
-            cost=lambda settings, point, n_seeds: 1e-6 * n_seeds * settings["n"],
+            cost=cost.job_seconds,
+            data_mb=cost.data_mb,
+        ),
+        Experiment(
+            name="repeat",
+            label="Toy Fig. 2",
+            points=lambda section: [{"k": int(k)} for k in section["repeat"]["ks"]],
+            settings=lambda section, point: {"n": section["n"], "eps": section["repeat"]["eps"]},
+            seeds=lambda section: (section["runs"], section["seeds_per_job"]),
+            run="privopt.experiments.toy.repeat:run_job",
+            tables="privopt.experiments.toy.repeat:tables",
+            table_files=(Table("fig2.csv", float_format="%.10g"),),
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="data",
@@ -55,7 +69,8 @@ PAPER = Paper(
                original_caption="(none: a toy paper)", inputs={"table": "fig1"},
                params=lambda section: {"n": section["n"]}),
     ),
-    claims=Claims(evaluate="privopt.experiments.toy.claims:evaluate", inputs=("fig1", "data"),
-                  settings=lambda section: {"n": section["n"]}),
+    claims=Claims(evaluate="privopt.experiments.toy.claims:evaluate", inputs=("fig1", "fig2", "data"),
+                  settings=lambda section: {"n": section["n"], "repeat_eps": section["repeat"]["eps"],
+                                            "sems": section["claim_sems"]}),
     check=check,
 )
