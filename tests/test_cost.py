@@ -243,7 +243,7 @@ def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
     for rule, output, resources in blocks:
         res = dict(item.split("=", 1) for item in resources.split(", "))
         got[output] = (int(res["runtime"]), int(res["mem_mb"]))
-    assert got == expected and len(expected) == 10  # 3 values of ε and 2 of k, 2 seed blocks each
+    assert got == expected and len(expected) == 11  # 3 values of ε and 2 of k, 2 seed blocks each; the data job
     # the laplace jobs hold their data (a data model), the repeat jobs ask for the base memory (none)
     assert {mb for _, mb in expected.values()} == {run_cost.MEM_BASE_MB, run_cost.mem_mb(160)}
-    assert len({minutes for minutes, _ in expected.values()}) == 2
+    assert len({minutes for minutes, _ in expected.values()}) == 3  # laplace, repeat and data jobs differ
