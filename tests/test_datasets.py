@@ -211,3 +211,34 @@ def test_the_toy_paper_reads_its_data_set_through_the_generic_rules(toy_work):
     assert data_records(manifest["data"], ("toy",)) == {"toy": record}
     snakemake(toy_work, "--cores", "1", "verify_toy", "--configfile", "config/smoke.yaml")
     assert len(pd.read_csv(toy_work / "results/verify/toy.csv")) == len(manifest["verify"])
+
+
+def test_each_data_set_declares_its_config_keys_in_its_own_schema():
+    """A data set's config keys are exactly the properties of workflow/schemas/datasets/<name>.schema.yaml, each
+    with a description and a default, and no shared schema names them (adding a data set edits none)."""
+    import yaml
+
+    from privopt.pipeline.config import SCHEMAS, schema_of
+    from privopt.pipeline.datasets import datasets
+
+    shared = yaml.safe_load((SCHEMAS / "config.schema.yaml").read_text())["properties"]
+    merged = schema_of("config")["properties"]
+    for name, data in datasets().items():
+        path = SCHEMAS / "datasets" / f"{name}.schema.yaml"
+        own = yaml.safe_load(path.read_text())["properties"] if data.config_keys else {}
+        assert set(own) == set(data.config_keys), name
+        for key, spec in own.items():
+            assert spec.get("description") and "default" in spec, (name, key)
+            assert key not in shared and merged[key] == spec, (name, key)
+
+
+def test_a_key_claimed_twice_by_the_schemas_is_an_error(tmp_path):
+    import shutil
+
+    from privopt.pipeline.config import SCHEMAS, schema_of
+
+    shutil.copytree(SCHEMAS, tmp_path / "schemas")
+    (tmp_path / "schemas" / "datasets" / "other.schema.yaml").write_text(
+        "type: object\nproperties:\n  scale: {type: string, description: x, default: y}\n")
+    with pytest.raises(ValueError, match="other.schema.yaml: the key scale is already"):
+        schema_of("config", tmp_path / "schemas")

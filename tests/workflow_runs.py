@@ -135,9 +135,9 @@ def toy_in_process():
 
 
 def toy_schemas(dest: Path) -> Path:
-    """A schemas folder: the workflow's schemas and the toy paper's."""
-    dest.mkdir(parents=True, exist_ok=True)
-    for schema in [*(REPO / "workflow" / "schemas").glob("*.schema.yaml"), *(TOY / "workflow" / "schemas").glob("*.yaml")]:
+    """A schemas folder: the workflow's schemas (its data sets' included) and the toy paper's."""
+    shutil.copytree(REPO / "workflow" / "schemas", dest, dirs_exist_ok=True)
+    for schema in (TOY / "workflow" / "schemas").glob("*.yaml"):
         shutil.copy2(schema, dest / schema.name)
     return dest
 

@@ -140,12 +140,28 @@ class ConfigSources:
 _SCHEMA_CACHE: dict[Path, dict] = {}
 
 
-def schema_of(name: str, schemas: Path = SCHEMAS) -> dict:
-    """A schema (``config`` or a paper key) as a mapping."""
-    path = Path(schemas) / f"{name}.schema.yaml"
+def _read_schema(path: Path) -> dict:
     if path not in _SCHEMA_CACHE:
         _SCHEMA_CACHE[path] = yaml.safe_load(path.read_text(encoding="utf-8"))
     return _SCHEMA_CACHE[path]
+
+
+def schema_of(name: str, schemas: Path = SCHEMAS) -> dict:
+    """A schema (``config`` or a paper key) as a mapping.
+
+    ``config``, the workflow's top-level keys, is ``config.schema.yaml`` plus the keys of every data set:
+    each declared data set's own schema, ``datasets/<name>.schema.yaml`` (the top-level keys it reads,
+    :attr:`privopt.pipeline.datasets.Dataset.config_keys`), so adding a data set edits no shared schema."""
+    own = _read_schema(Path(schemas) / f"{name}.schema.yaml")
+    if name != "config":
+        return own
+    merged = dict(own, properties=dict(own["properties"]))
+    for path in sorted((Path(schemas) / "datasets").glob("*.schema.yaml")):
+        for key, spec in _read_schema(path).get("properties", {}).items():
+            if key in merged["properties"]:
+                raise ValueError(f"{path}: the key {key} is already a workflow setting or another data set's")
+            merged["properties"][key] = spec
+    return merged
 
 
 def _validator(schema: dict):

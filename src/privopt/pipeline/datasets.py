@@ -65,7 +65,8 @@ class Dataset:
       distinct over all data sets.
     * ``config_keys``: the top-level config keys it reads (``settings`` is exactly these, taken from the config
       when the job runs: not params, so that once the data of a check is there, where it came from does not
-      rerun anything).  They are validated by ``workflow/schemas/config.schema.yaml``.
+      rerun anything).  They are validated by the data set's own schema,
+      ``workflow/schemas/datasets/<name>.schema.yaml`` (merged into the workflow's by privopt.pipeline.config).
     * ``folder(settings) -> str``: the name of the check the data passes (``resources/<name>/<folder>/``).
     * ``check(settings) -> [(key, problem)]``: what the schema cannot express (a local source that does not
       exist); the workflow refuses to start, naming the key and the file that set it.
@@ -107,7 +108,7 @@ class Dataset:
         missing = [k for k in self.config_keys if k not in config]
         if missing:
             raise KeyError(f"data set {self.name} reads the config keys {missing}, which the config lacks "
-                           f"(declare them in workflow/schemas/config.schema.yaml)")
+                           f"(declare them in workflow/schemas/datasets/{self.name}.schema.yaml)")
         return {k: config[k] for k in self.config_keys}
 
     def folder_of(self, config: Mapping[str, Any]) -> str:
