@@ -176,6 +176,12 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert provenance["records"] == 99_997 and not provenance["canonical"]
     executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/toy_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
+    # every executed notebook shows its figure (privopt.plotting.save displays the saved PNG), although the
+    # notebooks draw with the Agg backend
+    for path in sorted((work / f"{SMOKE_LOGS}/notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        images = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert images, f"{path.name}: no figure among its outputs"
     for paper, ids in {"chaturvedi2021": {"F1.a", "F1.b", "F1.c", "F2.a", "F2.b", "F2.d"},
                        "shariff2018": {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b", "S.1", "S.2"},
                        "toy": {"F1.a", "F2.a"}}.items():

@@ -249,10 +249,27 @@ def min_text_pt(fig) -> float:
 
 
 def save(fig, output, scale: str) -> None:
-    """Stamp the scale into the figure's title line and write ``output.pdf`` and ``output.png``."""
+    """Stamp the scale into the figure's title line, write ``output.pdf`` and ``output.png`` and, inside a
+    notebook, show the PNG as the cell's output (:func:`show`)."""
     _stamp(fig, scale)
     fig.savefig(output.pdf, bbox_inches="tight")
     fig.savefig(output.png, dpi=DPI, bbox_inches="tight")
+    show(output.png)
+
+
+def show(png) -> bool:
+    """Display the saved PNG ``png`` as the output of the running notebook cell (the executed notebook under
+    ``logs/<scale>/notebooks/`` then carries the figure, although the notebooks draw with the Agg backend);
+    outside IPython it does nothing.  True when it displayed the image."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+    except ImportError:
+        return False
+    if get_ipython() is None:
+        return False
+    display(Image(filename=str(png)))
+    return True
 
 
 def _gid_style(gid: str) -> dict:
@@ -284,4 +301,4 @@ def palette_problems(fig) -> list[str]:
 
 
 __all__ = ["anchor", "band", "eps_curves", "hollow_handle", "band_handle", "band_text", "curve", "eps_colour", "figure_legend", "guide", "legend_below",
-           "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "use"]
+           "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "show", "use"]
