@@ -505,7 +505,7 @@ class Paper:
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
             "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
             "audit": self.audit_file_at(root),
-            "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
+            "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption, "caption": f.caption,
                          "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],
                          "tables": [self.table_file(stem, root) for stem in f.inputs.values()],
                          "experiments": list(dict.fromkeys(self.table_owner(stem)[0].name for stem in f.inputs.values())),

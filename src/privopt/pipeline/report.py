@@ -8,8 +8,9 @@ paper and figure, the counts of reproduced / not reproduced / inconclusive claim
 its section) and the *findings*, sentences
 computed from the tables (each paper's :meth:`privopt.pipeline.protocol.Claims.find`, plus, for every
 paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
-references).  Then a table of contents; per figure the regenerated image beside the original caption,
-the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
+references).  Then a table of contents; per figure the regenerated image (embedded at most
+:data:`EMBED_WIDTH` pixels wide, a link to the full-size PNG) beside its declared caption and the original
+caption, with links relative to the report to its PNG, PDF, executed notebook and tables; the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
 disclosure); the privacy audits; and the provenance (git commit, package versions, config digest,
 date, scale, each data set read with its source, digests and record count as its declaration shows them, and each table's own provenance record).  Nothing here
 names a paper: everything comes from the papers' declarations.
@@ -38,7 +39,7 @@ from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
-           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description", "embedded_png"]
+           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description", "embedded_png", "fill_caption"]
 
 VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
@@ -250,8 +251,16 @@ def _link(path: str | Path, base: str | Path | None) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
 
 
+def fill_caption(caption: str, config: Mapping[str, Any]) -> str:
+    """A declared caption (:attr:`privopt.pipeline.protocol.Figure.caption`) with its config values
+    (``{{ snakemake.config["<paper>"][…] }}``) filled in from ``config``, as ``snakemake --report`` does."""
+    env = jinja2.Environment(autoescape=False, undefined=jinja2.ChainableUndefined)  # a value not given: empty
+    return env.from_string(caption.strip()).render(snakemake={"config": config})
+
+
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
-                   reference: Mapping[str, Any] | None = None, base: str | Path | None = None) -> dict[str, Any]:
+                   reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
+                   scale: str = "") -> dict[str, Any]:
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
     about = json.loads(Path(reference["about"]).read_text()) if reference else None
@@ -260,6 +269,7 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
+        fig["caption"] = fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale})
         fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
         fig["reference_image"] = ref_png or ""
@@ -344,7 +354,7 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     findings = findings or {}
     references = references or {}
     base = Path(output).parent
-    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base)
+    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale)
                for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
