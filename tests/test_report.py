@@ -30,7 +30,7 @@ def _paper() -> Paper:
                       run="m:f", tables="m:f", table_files=(Table("fig2.csv"),))
     return Paper(key="p", title="A paper", authors="A", venue="V", spec="S", short="P 2020", experiments=(exp, exp2),
                  figures=(Figure("fig1", "Figure 1 — x", "The original caption.", {"table": "fig1"},
-                                 caption='Our figure: m = {{ snakemake.config["p"]["fig1"]["m"] }} at scale {{ snakemake.config["scale"] }}.'),
+                                 caption='Our **figure** <i>: m = {{ snakemake.config["p"]["fig1"]["m"] }} at scale {{ snakemake.config["scale"] }}.'),
                           Figure("fig2", "Figure 2 — y", "Second caption.", {"table": "fig2"})),
                  claims=Claims("m:f", ("fig1",)))
 
@@ -110,7 +110,8 @@ def test_the_report_starts_with_the_summary_and_findings_and_links_every_section
 def test_each_figure_has_its_caption_claims_and_settings_table(rendered):
     fig1 = rendered.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert "The original caption." in fig1 and "data:image/png;base64," in fig1
-    assert "Our figure: m = 100 at scale quick." in fig1  # the declared caption, its config values filled in
+    # the declared caption, its config values filled in, its inline markup as HTML, the rest escaped
+    assert "Our <b>figure</b> &lt;i&gt;: m = 100 at scale quick." in fig1
     assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
     assert "<details><summary>Raw YAML</summary>" in fig1

@@ -23,6 +23,7 @@ import datetime
 import io
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -258,6 +259,13 @@ def fill_caption(caption: str, config: Mapping[str, Any]) -> str:
     return env.from_string(caption.strip()).render(snakemake={"config": config})
 
 
+def _inline_rst(text: str) -> markupsafe.Markup:
+    """A caption's reStructuredText inline markup as HTML (``**strong**``, ````literal````); the rest escaped."""
+    html = str(markupsafe.escape(text))
+    html = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html)
+    return markupsafe.Markup(re.sub(r"``(.+?)``", r"<code>\1</code>", html))
+
+
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
                    reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
                    scale: str = "") -> dict[str, Any]:
@@ -269,7 +277,7 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
-        fig["caption"] = fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale})
+        fig["caption"] = _inline_rst(fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale}))
         fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
         fig["reference_image"] = ref_png or ""
