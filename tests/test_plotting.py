@@ -219,7 +219,8 @@ def test_the_notebooks_keep_the_palette(tmp_path, request):
             if not all(Path(p).is_file() for p in inputs.values()):
                 continue
             sm = types.SimpleNamespace(input=types.SimpleNamespace(**inputs),
-                                       params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name),
+                                       params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name,
+                                                                    notebook=name), config=config,
                                        output=types.SimpleNamespace(pdf=tmp_path / f"{name}.pdf", png=tmp_path / f"{name}.png"))
             scope = {"snakemake": sm}
             for cell in json.loads((REPO / paper.notebook(fig_decl.id)).read_text())["cells"]:
@@ -238,3 +239,28 @@ def test_the_notebooks_keep_the_palette(tmp_path, request):
     for gid, variants in seen.items():
         colours = {c for styles in variants for c, _ in styles}
         assert len(colours) == 1, (gid, variants)
+
+
+def test_every_notebook_heading_comes_from_the_figures_declaration():
+    """No notebook writes its own heading: its first cell shows the declared title and captions."""
+    notebooks = [*(REPO / "workflow/notebooks").glob("*.py.ipynb"), *(REPO / "tests/toy_paper/workflow/notebooks").glob("*.py.ipynb")]
+    assert len(notebooks) >= 20
+    for nb in notebooks:
+        cells = json.loads(nb.read_text())["cells"]
+        assert cells[0]["cell_type"] == "code" and "pp.heading(snakemake)" in "".join(cells[0]["source"]), nb.name
+        assert not [c for c in cells if c["cell_type"] == "markdown"], f"{nb.name}: a hand-written markdown cell"
+
+
+def test_the_heading_fills_in_the_config_values_of_the_declared_caption(capsys):
+    from privopt.pipeline.registry import papers
+
+    paper = papers()["shariff2018"]
+    fig = paper.figure("fig1")
+    sm = types.SimpleNamespace(params=types.SimpleNamespace(notebook="shariff2018_fig1"),
+                               config={"shariff2018": {"fig1": {"K": 1234, "gap": 0.25}}})
+    pp.heading(sm)
+    text = capsys.readouterr().out
+    assert text.startswith(f"# {paper.short}: {fig.title}") and fig.original_caption in text
+    assert "K = 1234 actions, Δ = 0.25" in text and "{{" not in text
+    with pytest.raises(KeyError, match="nope_fig9"):
+        pp.heading(types.SimpleNamespace(params=types.SimpleNamespace(notebook="nope_fig9"), config={}))

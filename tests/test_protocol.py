@@ -85,7 +85,8 @@ def test_run_jobs_and_paths_follow_the_config():
     assert paper.table_file("t_runs") == "results/p/tables/t_runs.parquet"
     assert paper.figure_files("fig1") == {"pdf": "results/figures/p/fig1.pdf", "png": "results/figures/p/fig1.png"}
     assert paper.notebook("fig1") == "workflow/notebooks/p_fig1.py.ipynb"
-    assert paper.caption("claims") == "workflow/report/p_claims.rst"
+    assert paper.caption("claims") == ".snakemake/report-captions/p_claims.rst"
+    assert paper.caption("fig1", "out") == "out/p_fig1.rst"
     single = _paper(experiments=(_experiment(points=lambda s: [{}]),))
     assert single.run_file("e", {}, "0-0") == "results/p/runs/e/seeds~0-0.parquet"
 

@@ -29,7 +29,8 @@ def _paper() -> Paper:
     exp2 = Experiment(name="exp2", label="E2", points=lambda s: [{}], settings=lambda s, p: {}, seeds=lambda s: (1, 1),
                       run="m:f", tables="m:f", table_files=(Table("fig2.csv"),))
     return Paper(key="p", title="A paper", authors="A", venue="V", spec="S", short="P 2020", experiments=(exp, exp2),
-                 figures=(Figure("fig1", "Figure 1 — x", "The original caption.", {"table": "fig1"}),
+                 figures=(Figure("fig1", "Figure 1 — x", "The original caption.", {"table": "fig1"},
+                                 caption='Our **figure** <i>: m = {{ snakemake.config["p"]["fig1"]["m"] }} at scale {{ snakemake.config["scale"] }}.'),
                           Figure("fig2", "Figure 2 — y", "Second caption.", {"table": "fig2"})),
                  claims=Claims("m:f", ("fig1",)))
 
@@ -109,6 +110,8 @@ def test_the_report_starts_with_the_summary_and_findings_and_links_every_section
 def test_each_figure_has_its_caption_claims_and_settings_table(rendered):
     fig1 = rendered.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert "The original caption." in fig1 and "data:image/png;base64," in fig1
+    # the declared caption, its config values filled in, its inline markup as HTML, the rest escaped
+    assert "Our <b>figure</b> &lt;i&gt;: m = 100 at scale quick." in fig1
     assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
     assert "<details><summary>Raw YAML</summary>" in fig1
@@ -170,5 +173,57 @@ def test_the_report_shows_the_reference_figure_beside_this_runs_and_both_verdict
     glance = html.split('id="glance"', 1)[1].split('id="summary"', 1)[0]
     assert "Fig. 1: 30 runs" in glance and "2.5 core-hours on AMD EPYC" in glance and "fig1: privopt.x" in glance
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
-    assert "Reference scale: Fig. 1: 30 runs (ref.png)" in fig1 and "This run: scale quick" in fig1
+    assert "Reference scale: Fig. 1: 30 runs" in fig1 and 'href="ref.png"' in fig1 and "This run: scale quick" in fig1
     assert fig1.count("at paper scale") == 5 and "no external data" in html
+
+
+# ----------------------------------------------------------------------------- figures: links and size
+
+
+def test_each_figure_opens_full_size_and_links_its_pdf_notebook_and_tables_relative_to_the_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    meta = _figures_and_claims()
+    for fig in meta["figures"]:
+        for path in (fig["pdf"], fig["notebook"], *fig["tables"]):
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text("x")
+    out = Path("results/quick/paper/index.html")
+    render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", out)
+    html = out.read_text()
+    fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
+    # the embedded image is a link to the full-size PNG
+    assert re.search(r'<a class="zoom" href="[^"]+\.png"[^>]*><img src="data:image/png;base64,', fig1)
+    hrefs = [h for h in re.findall(r'href="([^"#][^"]*)"', fig1)]
+    fig = meta["figures"][0]
+    wanted = {fig["image"], fig["pdf"], fig["notebook"], *fig["tables"]}
+    resolved = {(out.parent / h).resolve() for h in hrefs}
+    assert {Path(w).resolve() for w in wanted} <= resolved, (hrefs, wanted)
+    assert all(not h.startswith("/") and (out.parent / h).exists() for h in hrefs), hrefs
+
+
+def test_a_wide_figure_is_embedded_scaled_down_and_smaller_and_a_small_one_as_it_is(tmp_path):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from privopt.pipeline.report import EMBED_WIDTH, embedded_png
+
+    rng = np.random.default_rng(0)
+    pixels = np.full((700, 2000, 3), 255, dtype=np.uint8)
+    pixels[::7, :, :] = rng.integers(0, 255, size=(100, 2000, 3), dtype=np.uint8)  # lines, many colours
+    Image.fromarray(pixels).save(tmp_path / "wide.png")
+    b64, size = embedded_png(tmp_path / "wide.png")
+    small = Image.open(io.BytesIO(base64.b64decode(b64)))
+    assert size == (2000, 700) and small.width == EMBED_WIDTH and small.height == round(700 * EMBED_WIDTH / 2000)
+    assert len(base64.b64decode(b64)) < (tmp_path / "wide.png").stat().st_size
+    (tmp_path / "dot.png").write_bytes(PNG)
+    b64, size = embedded_png(tmp_path / "dot.png")
+    assert size == (1, 1) and Image.open(io.BytesIO(base64.b64decode(b64))).size == (1, 1)
+
+
+def test_save_shows_the_figure_only_inside_a_notebook(tmp_path):
+    from privopt.plotting import show
+
+    (tmp_path / "f.png").write_bytes(PNG)
+    assert show(tmp_path / "f.png") is False  # no IPython kernel here

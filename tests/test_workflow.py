@@ -108,9 +108,10 @@ def test_only_run_rules_leave_the_machine(tmp_path, monkeypatch):
 
 
 def test_the_toy_paper_adds_files_only_where_a_paper_declares_itself():
-    """The guard that adding a paper stays cheap: its package, notebooks, captions and schema."""
+    """The guard that adding a paper stays cheap: its package (captions included: no .rst files), notebooks
+    and schema."""
     allowed = [r"src/privopt/experiments/toy/[\w/]+\.py", r"workflow/notebooks/toy_\w+\.py\.ipynb",
-               r"workflow/report/toy_\w+\.rst", r"workflow/schemas/toy\.schema\.yaml",
+               r"workflow/schemas/toy\.schema\.yaml",
                r"src/privopt/datasets/toy\.py"]  # its data set (tests/test_datasets.py)
     files = [str(p) for p in toy_files()]
     assert files and all(any(re.fullmatch(a, f) for a in allowed) for f in files), files
@@ -176,6 +177,12 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert provenance["records"] == 99_997 and not provenance["canonical"]
     executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/toy_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
+    # every executed notebook shows its figure (privopt.plotting.save displays the saved PNG), although the
+    # notebooks draw with the Agg backend
+    for path in sorted((work / f"{SMOKE_LOGS}/notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        images = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert images, f"{path.name}: no figure among its outputs"
     for paper, ids in {"chaturvedi2021": {"F1.a", "F1.b", "F1.c", "F2.a", "F2.b", "F2.d"},
                        "shariff2018": {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b", "S.1", "S.2"},
                        "toy": {"F1.a", "F2.a"}}.items():
@@ -472,15 +479,26 @@ def test_every_schema_key_has_a_description_and_a_default(schema):
         assert prop.get("description"), f"reading key {name} has no description"
 
 
-def test_every_registered_paper_has_a_schema_and_its_captions():
+def test_every_registered_paper_has_a_schema_and_its_captions(tmp_path):
+    from privopt.pipeline.captions import write_captions
     from privopt.pipeline.registry import papers
 
     for key, paper in papers().items():
         assert (REPO / "workflow/schemas" / f"{key}.schema.yaml").is_file(), key
-        for name in [f.id for f in paper.figures] + ["claims"]:
-            assert (REPO / paper.caption(name)).is_file(), paper.caption(name)
+        assert paper.claims.caption.strip(), f"{key}: Claims(caption=...) is empty"
         for fig in paper.figures:
             assert (REPO / paper.notebook(fig.id)).is_file(), paper.notebook(fig.id)
+            assert fig.caption.strip(), f"{key} {fig.id}: Figure(caption=...) is empty"
+    # the `snakemake --report` captions are generated from the declarations, none is written by hand
+    assert not list(REPO.glob("workflow/report/*.rst"))
+    written = write_captions(papers().values(), tmp_path)
+    for key, paper in papers().items():
+        for fig in paper.figures:
+            text = Path(written[f"{key}_{fig.id}.rst"]).read_text()
+            assert text.startswith(fig.caption.strip()) and "Original caption: " in text, key
+            assert text.count(fig.original_caption.strip()) == 1, f"{key} {fig.id}: the original caption once"
+        assert Path(written[f"{key}_claims.rst"]).read_text().strip() == paper.claims.caption.strip()
+    assert "privacy_audit.rst" in written
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml",

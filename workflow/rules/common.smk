@@ -23,10 +23,15 @@ from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import settings_key
 from privopt.pipeline.registry import papers
+from privopt.pipeline.captions import write_captions
+from privopt.pipeline.protocol import CAPTIONS
 from privopt.pipeline.datasets import used_datasets
 from privopt.pipeline.provenance import file_sha256
 
 PAPERS = papers()
+# The captions of `snakemake --report` (report(caption=...) needs a file now), generated from the papers'
+# declarations (Figure.caption, Claims.caption; privopt.pipeline.captions) into a git-ignored folder.
+REPORT_CAPTIONS = write_captions(PAPERS.values(), CAPTIONS)
 # The data sets the registered papers' instances read (privopt.pipeline.datasets; rules in data.smk).
 DATASETS = used_datasets(PAPERS.values())
 

@@ -7,8 +7,9 @@
 #   <paper>_claims            tables -> the paper's claims               (local)
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
-# Paths, notebooks and captions follow the conventions of privopt.pipeline.protocol.Paper, under the
-# namespace of the configured scale (RESULTS = results/<scale>, LOGS = logs/<scale>; common.smk).
+# Paths, notebooks and captions (generated from the declarations, common.smk) follow the conventions of
+# privopt.pipeline.protocol.Paper, under the namespace of the configured scale (RESULTS = results/<scale>,
+# LOGS = logs/<scale>; common.smk).
 
 
 for _paper in PAPERS.values():
@@ -125,7 +126,7 @@ for _paper in PAPERS.values():
                 pdf=_paper.figure_files(_fig.id, RESULTS)["pdf"],
                 png=report(
                     _paper.figure_files(_fig.id, RESULTS)["png"],
-                    caption=f"../report/{_paper.key}_{_fig.id}.rst",
+                    caption=REPORT_CAPTIONS[f"{_paper.key}_{_fig.id}.rst"],
                     category=_paper.short,
                 ),
             params:
@@ -158,7 +159,7 @@ for _paper in PAPERS.values():
         output:
             report(
                 _paper.claims_file_at(RESULTS),
-                caption=f"../report/{_paper.key}_claims.rst",
+                caption=REPORT_CAPTIONS[f"{_paper.key}_claims.rst"],
                 category=_paper.short,
             ),
         params:
@@ -180,7 +181,7 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_audit"
             localrule: True
             output:
-                report(_paper.audit_file_at(RESULTS), caption="../report/privacy_audit.rst", category="Privacy audits"),
+                report(_paper.audit_file_at(RESULTS), caption=REPORT_CAPTIONS["privacy_audit.rst"], category="Privacy audits"),
             params:
                 paper=_paper.key,
                 samples=config["privacy_audit"]["samples"],

@@ -23,7 +23,7 @@ a good one, and switching a setting back finds its runs again::
     <root>/<paper>/runs/<experiment>/<key>~<value>/…/settings~<digest>/seeds~<a>-<b>.parquet
     <root>/<paper>/tables/<table file>                (+ <experiment>.provenance.json: settings, sha256)
     <root>/figures/<paper>/<figure>.{pdf,png}         workflow/notebooks/<paper>_<figure>.py.ipynb
-    <root>/claims/<paper>.csv                         workflow/report/<paper>_<figure|claims>.rst
+    <root>/claims/<paper>.csv                         .snakemake/report-captions/<paper>_<figure|claims>.rst
     <root>/audit/<paper>.csv                          (the privacy audits of its mechanisms)
     logs/<scale>/…                                    (each job's log, executed notebooks)
 """
@@ -71,6 +71,8 @@ _RESERVED = ("block", "settings")
 
 #: the results folder of no particular scale (what the path methods use when given no root)
 RESULTS = "results"
+#: where the workflow writes the ``snakemake --report`` captions it generates from the declarations (git-ignored)
+CAPTIONS = ".snakemake/report-captions"
 
 
 def results_root(scale: str) -> str:
@@ -259,13 +261,20 @@ class Experiment:
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure: a notebook reading tables (``inputs``: notebook name → table stem) with ``params``."""
+    """One figure: a notebook reading tables (``inputs``: notebook name → table stem) with ``params``.
+
+    ``caption``: our description of the figure (what is drawn, from which runs and settings), written here
+    once: ``snakemake --report`` shows it followed by "Original caption: …" (:meth:`Paper.caption_text`).
+    It may name config values as ``{{ snakemake.config["<paper>"]["<key>"] }}``, filled in by Snakemake's
+    report (Jinja).
+    """
 
     id: str
     title: str
     original_caption: str
     inputs: Mapping[str, str]
     params: Callable[[Section], dict] = lambda section: {}
+    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -291,6 +300,8 @@ class Claims:
     inputs: tuple[str, ...]
     settings: Callable[[Section], dict] = lambda section: {}
     findings: str | None = None
+    #: what the claims table holds, for ``snakemake --report`` (like :attr:`Figure.caption`)
+    caption: str = ""
 
     def run(self, tables: Mapping[str, Any], settings: Mapping[str, Any]) -> list:
         """Every claim (imports ``evaluate``) as a list of :class:`privopt.pipeline.claims.Claim`."""
@@ -448,9 +459,20 @@ class Paper:
     def executed_notebook(self, fid: str, logs: str = "logs") -> str:
         return f"{logs}/notebooks/{self.key}_{fid}.ipynb"
 
-    def caption(self, name: str) -> str:
-        """The ``snakemake --report`` caption of a figure (or of ``claims``)."""
-        return f"workflow/report/{self.key}_{name}.rst"
+    def caption(self, name: str, folder: str = CAPTIONS) -> str:
+        """The file of the ``snakemake --report`` caption of a figure (or of ``claims``), generated from the
+        declaration (:meth:`caption_text`, :func:`privopt.pipeline.captions.write_captions`) into ``folder``."""
+        return f"{folder}/{self.key}_{name}.rst"
+
+    def caption_text(self, name: str) -> str:
+        """The ``snakemake --report`` caption (reStructuredText with Jinja) of a figure: its :attr:`Figure.caption`
+        and "Original caption: …"; of ``claims``: :attr:`Claims.caption`."""
+        if name == "claims":
+            return f"{self.claims.caption.strip()}\n"
+        fig = self.figure(name)
+        original = fig.original_caption.strip()
+        original = original if original.startswith("(") else f'"{original}"'
+        return f"{fig.caption.strip()}\n\nOriginal caption: {original}\n"
 
     def provenance_file(self, experiment: str, root: str = RESULTS) -> str:
         """The provenance record the tables job of ``experiment`` writes beside its tables."""
@@ -483,7 +505,7 @@ class Paper:
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
             "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
             "audit": self.audit_file_at(root),
-            "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption,
+            "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption, "caption": f.caption,
                          "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],
                          "tables": [self.table_file(stem, root) for stem in f.inputs.values()],
                          "experiments": list(dict.fromkeys(self.table_owner(stem)[0].name for stem in f.inputs.values())),

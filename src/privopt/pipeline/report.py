@@ -8,8 +8,9 @@ paper and figure, the counts of reproduced / not reproduced / inconclusive claim
 its section) and the *findings*, sentences
 computed from the tables (each paper's :meth:`privopt.pipeline.protocol.Claims.find`, plus, for every
 paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
-references).  Then a table of contents; per figure the regenerated image beside the original caption,
-the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
+references).  Then a table of contents; per figure the regenerated image (embedded at most
+:data:`EMBED_WIDTH` pixels wide, a link to the full-size PNG) beside its declared caption and the original
+caption, with links relative to the report to its PNG, PDF, executed notebook and tables; the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
 disclosure); the privacy audits; and the provenance (git commit, package versions, config digest,
 date, scale, each data set read with its source, digests and record count as its declaration shows them, and each table's own provenance record).  Nothing here
 names a paper: everything comes from the papers' declarations.
@@ -19,7 +20,10 @@ from __future__ import annotations
 
 import base64
 import datetime
+import io
 import json
+import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +40,7 @@ from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
-           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description"]
+           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description", "embedded_png", "fill_caption"]
 
 VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
@@ -217,8 +221,54 @@ def data_provenance_rows(data: Mapping[str, Mapping[str, Any]] | None) -> list[d
             for name, record in (data or {}).items()]
 
 
+#: the widest image embedded in the report, in pixels: a figure wider than this is embedded scaled down (its full-size
+#: PNG, PDF and notebook are a click away); the figure column of the report is about 1,000 CSS pixels wide.
+EMBED_WIDTH = 1400
+
+
+def embedded_png(path: str | Path, width: int = EMBED_WIDTH) -> tuple[str, tuple[int, int]]:
+    """The PNG at ``path`` as base64 for a ``data:`` URI, at most ``width`` pixels wide (scaled down, never up,
+    flattened on white and reduced to 256 colours: a plot has few) and its full size (width, height) in pixels."""
+    from PIL import Image
+
+    raw = Path(path).read_bytes()
+    with Image.open(io.BytesIO(raw)) as im:
+        size = im.size
+        rgba = im.convert("RGBA")
+    flat = Image.alpha_composite(Image.new("RGBA", rgba.size, "white"), rgba).convert("RGB")
+    if flat.width > width:
+        flat = flat.resize((width, max(1, round(flat.height * width / flat.width))), Image.LANCZOS)
+    small = io.BytesIO()
+    flat.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(small, "PNG", optimize=True)
+    data = small.getvalue() if small.tell() < len(raw) else raw
+    return base64.b64encode(data).decode("ascii"), size
+
+
+def _link(path: str | Path, base: str | Path | None) -> str:
+    """``path`` (relative to the working directory, as the workflow names files) as a link from the folder
+    ``base`` of the report: results/quick/figures/p/fig1.pdf from results/quick/paper → ../figures/p/fig1.pdf."""
+    if base is None:
+        return Path(path).as_posix()
+    return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
+
+
+def fill_caption(caption: str, config: Mapping[str, Any]) -> str:
+    """A declared caption (:attr:`privopt.pipeline.protocol.Figure.caption`) with its config values
+    (``{{ snakemake.config["<paper>"][…] }}``) filled in from ``config``, as ``snakemake --report`` does."""
+    env = jinja2.Environment(autoescape=False, undefined=jinja2.ChainableUndefined)  # a value not given: empty
+    return env.from_string(caption.strip()).render(snakemake={"config": config})
+
+
+def _inline_rst(text: str) -> markupsafe.Markup:
+    """A caption's reStructuredText inline markup as HTML (``**strong**``, ````literal````); the rest escaped."""
+    html = str(markupsafe.escape(text))
+    html = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html)
+    return markupsafe.Markup(re.sub(r"``(.+?)``", r"<code>\1</code>", html))
+
+
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
-                   reference: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                   reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
+                   scale: str = "") -> dict[str, Any]:
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
     about = json.loads(Path(reference["about"]).read_text()) if reference else None
@@ -227,10 +277,17 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
-        fig["image_b64"] = base64.b64encode(Path(fig["image"]).read_bytes()).decode("ascii")
+        fig["caption"] = _inline_rst(fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale}))
+        fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
         fig["reference_image"] = ref_png or ""
-        fig["reference_b64"] = base64.b64encode(Path(ref_png).read_bytes()).decode("ascii") if ref_png else ""
+        fig["reference_b64"], fig["reference_size"] = embedded_png(ref_png) if ref_png else ("", (0, 0))
+        ref_pdf = str(Path(ref_png).with_suffix(".pdf")) if ref_png else ""
+        fig["links"] = {"png": _link(fig["image"], base), "pdf": _link(fig["pdf"], base),
+                        "notebook": _link(fig["notebook"], base),
+                        "tables": [(Path(t).name, _link(t, base)) for t in fig["tables"]],
+                        "reference_png": _link(ref_png, base) if ref_png else "",
+                        "reference_pdf": _link(ref_pdf, base) if ref_pdf and Path(ref_pdf).is_file() else ""}
         fig["table"] = fig["tables"][0] if fig["tables"] else ""
         fig["anchor"] = _anchor(meta["key"], fig["id"])
         fig["claims_anchor"] = _anchor(meta["key"], fig["id"], "claims")
@@ -304,7 +361,8 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     template = Path(template)
     findings = findings or {}
     references = references or {}
-    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key))
+    base = Path(output).parent
+    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale)
                for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,

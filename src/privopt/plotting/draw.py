@@ -249,10 +249,55 @@ def min_text_pt(fig) -> float:
 
 
 def save(fig, output, scale: str) -> None:
-    """Stamp the scale into the figure's title line and write ``output.pdf`` and ``output.png``."""
+    """Stamp the scale into the figure's title line, write ``output.pdf`` and ``output.png`` and, inside a
+    notebook, show the PNG as the cell's output (:func:`show`)."""
     _stamp(fig, scale)
     fig.savefig(output.pdf, bbox_inches="tight")
     fig.savefig(output.png, dpi=DPI, bbox_inches="tight")
+    show(output.png)
+
+
+def heading(snakemake) -> None:
+    """The notebook's heading, from the figure's declaration (the one source of its captions): the paper, the
+    figure's title, our caption (its config values filled in from ``snakemake.config``) and the original
+    caption, shown as the cell's Markdown output inside a notebook (printed outside one).  The
+    figure is the one the running job draws (``snakemake.params.notebook`` = ``<paper>_<figure>``)."""
+    import jinja2
+
+    from privopt.pipeline.registry import papers
+
+    name = snakemake.params.notebook
+    found = [(p, f) for p in papers().values() for f in p.figures if name == f"{p.key}_{f.id}"]
+    if not found:
+        raise KeyError(f"no registered paper declares the figure of notebook {name!r}")
+    paper, fig = found[0]
+    caption = jinja2.Template(fig.caption.strip()).render(snakemake={"config": dict(snakemake.config)})
+    text = (f"# {paper.short}: {fig.title}\n\n{caption}\n\n**Original caption:** {fig.original_caption.strip()}\n\n"
+            f"*Captions declared in `privopt.experiments.{paper.key}.paper` (Figure `{fig.id}`).*")
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+    except ImportError:
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        display(Markdown(text))
+    else:
+        print(text)
+
+
+def show(png) -> bool:
+    """Display the saved PNG ``png`` as the output of the running notebook cell (the executed notebook under
+    ``logs/<scale>/notebooks/`` then carries the figure, although the notebooks draw with the Agg backend);
+    outside IPython it does nothing.  True when it displayed the image."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+    except ImportError:
+        return False
+    if get_ipython() is None:
+        return False
+    display(Image(filename=str(png)))
+    return True
 
 
 def _gid_style(gid: str) -> dict:
@@ -284,4 +329,4 @@ def palette_problems(fig) -> list[str]:
 
 
 __all__ = ["anchor", "band", "eps_curves", "hollow_handle", "band_handle", "band_text", "curve", "eps_colour", "figure_legend", "guide", "legend_below",
-           "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "use"]
+           "heading", "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "show", "use"]

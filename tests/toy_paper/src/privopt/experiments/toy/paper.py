@@ -2,8 +2,8 @@
 under basic composition) with one figure and a claim on each table, and one on a data set of its own (the
 private mean of the toy data set's values) with its claim.
 
-It plugs into the workflow through the public mechanism alone: this package, its notebook
-(workflow/notebooks/toy_fig1.py.ipynb), its captions (workflow/report/toy_*.rst), its schema
+It plugs into the workflow through the public mechanism alone: this package (its captions included: the
+``caption`` of its Figure and Claims), its notebook (workflow/notebooks/toy_fig1.py.ipynb), its schema
 (workflow/schemas/toy.schema.yaml) and its data set (src/privopt/datasets/toy.py), and nothing else.
 """
 
@@ -66,11 +66,14 @@ PAPER = Paper(
     ),
     figures=(
         Figure("fig1", title="Figure 1 — error of the private mean versus ε",
-               original_caption="(none: a toy paper)", inputs={"table": "fig1"},
+               original_caption="(none: a toy paper)",
+               caption=('Toy paper, Figure 1: mean absolute error of the Laplace mean of '
+                        '{{ snakemake.config["toy"]["n"] }} values in [0, 1] versus ε, with the expected error 1/(n·ε).'), inputs={"table": "fig1"},
                params=lambda section: {"n": section["n"]}),
     ),
     claims=Claims(evaluate="privopt.experiments.toy.claims:evaluate", inputs=("fig1", "fig2", "data"),
                   settings=lambda section: {"n": section["n"], "repeat_eps": section["repeat"]["eps"],
-                                            "sems": section["claim_sems"]}),
+                                            "sems": section["claim_sems"]},
+                  caption="The toy paper's claim, checked on its regenerated table."),
     check=check,
 )
