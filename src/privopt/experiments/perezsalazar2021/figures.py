@@ -20,18 +20,20 @@ from matplotlib.lines import Line2D
 from privopt import plotting as pp
 
 
+# per row: the column, its SEM column, divided by T?, y label, y scale
+F1_ROWS = [("sum_r", "sum_r_sem", False, r"$E[\Sigma_i r_i]$  (dashed: $\min(B_{FI}, kT)$)", "log"),
+           ("R", "R_sem", True, r"$R_T/T = ((1-1/e)\,OPT - ALG)/T$", "linear"),
+           ("REG_G", None, True, r"$REG_G/T = (G_T - ALG)/T$ (values ≤ 0 not drawn)", "log")]
+
+
 def f1(fi: pd.DataFrame, uber: pd.DataFrame, eps_plot, delta) -> Figure:
     """F1: FI-DP's regret against horizon on SYN-CLICK and UBER-PICK (rows: E[Σ r_i], R_T/T, REG_G/T)."""
     cols = [("SYN-CLICK (k = 3, n = 30)", fi[fi["group"] == "syn"] if len(fi) else fi),
             ("UBER-PICK (k = 3, n = 36)", uber[uber["group"] == "fi"] if len(uber) else uber)]
     eps_plot = [float(e) for e in eps_plot]
-    # per row: the column, its SEM column, divided by T?, y label, y scale
-    ROWS = [("sum_r", "sum_r_sem", False, r"$E[\Sigma_i r_i]$  (dashed: $\min(B_{FI}, kT)$)", "log"),
-            ("R", "R_sem", True, r"$R_T/T = ((1-1/e)\,OPT - ALG)/T$", "linear"),
-            ("REG_G", None, True, r"$REG_G/T = (G_T - ALG)/T$ (values ≤ 0 not drawn)", "log")]
     fig, axes = plt.subplots(3, 2, figsize=(10, 11), layout="constrained", sharex=True)
     for c, (name, s) in enumerate(cols):
-        for r, (y, err, per_t, ylabel, yscale) in enumerate(ROWS):
+        for r, (y, err, per_t, ylabel, yscale) in enumerate(F1_ROWS):
             ax = axes[r, c]
             ax.set_title(f"({'abcdef'[2 * r + c]}) {name}")
             if s.empty:
@@ -64,16 +66,18 @@ def f1(fi: pd.DataFrame, uber: pd.DataFrame, eps_plot, delta) -> Figure:
     return fig
 
 
+F2_MARKERS = {1: "^", 2: "D", 3: "o", 4: "P", 6: "s", 8: "*"}  # SYN-CLICK by k; UBER-PICK: crosses
+
+
 def f2(fi: pd.DataFrame, uber: pd.DataFrame, be: pd.DataFrame, breakeven_eps, delta) -> Figure:
     """F2: collapse of FI-DP's regret onto the effective budget u; (c) the break-even horizon."""
     pts = fi[fi["group"].isin(["syn", "collapse"]) & (fi["algo"] == "FI-DP")] if len(fi) else fi
     upts = uber[(uber["group"] == "fi") & (uber["algo"] == "FI-DP")] if len(uber) else uber
     all_eps = sorted(set(pts["eps"]) | set(upts["eps"])) if len(pts) or len(upts) else []
-    MARKERS = {1: "^", 2: "D", 3: "o", 4: "P", 6: "s", 8: "*"}  # SYN-CLICK by k; UBER-PICK: crosses
     fig, (ax_a, ax_b, ax_c) = plt.subplots(1, 3, figsize=(10.4, 4.4), layout="constrained")
     for frame, cross in ((pts, False), (upts, True)):
         for (k, eps), p in frame.groupby(["k", "eps"]):
-            c, m, cert = pp.eps_colour(eps), "x" if cross else MARKERS.get(int(k), "o"), p["certified"].astype(bool)
+            c, m, cert = pp.eps_colour(eps), "x" if cross else F2_MARKERS.get(int(k), "o"), p["certified"].astype(bool)
             for ax, y in ((ax_a, p["sum_r"] / p["T"]), (ax_b, p["R"] / p["T"])):
                 ax.scatter(p.loc[cert | cross, "u"], y[cert | cross], marker=m, color=c, s=20, gid=f"eps={eps:g}")
                 if not cross:
@@ -100,7 +104,7 @@ def f2(fi: pd.DataFrame, uber: pd.DataFrame, be: pd.DataFrame, breakeven_eps, de
     else:
         pp.nodata(ax_c, "no ε changes sign inside the T grid")
     ax_c.set(xlabel=r"$\varepsilon$", ylabel=r"break-even horizon $T^*$  ($E[R_T] = 0$)", title="(c) break-even horizon, k = 3")
-    handles = [Line2D([], [], ls="none", marker=MARKERS.get(int(k), "o"), color="0.3", label=f"k = {k} (SYN-CLICK)")
+    handles = [Line2D([], [], ls="none", marker=F2_MARKERS.get(int(k), "o"), color="0.3", label=f"k = {k} (SYN-CLICK)")
                for k in sorted(set(pts["k"]))] + [Line2D([], [], ls="none", marker="x", color="0.3", label="k = 3 (UBER-PICK)")]
     handles += [Line2D([], [], ls="none", marker="o", color=pp.eps_colour(e), label=pp.eps_label(e)) for e in all_eps]
     pp.figure_legend(fig, handles + [pp.hollow_handle()], ncol=7)
@@ -163,80 +167,96 @@ def f3(fi: pd.DataFrame, delta) -> Figure:
     return fig
 
 
+def uber_anytime(ax, curves: pd.DataFrame, anytime: pd.DataFrame) -> None:
+    """F4 (a): one UBER-PICK run's running average reward per algorithm, with OFF-GREEDY and (1−1/e)·OPT per round."""
+    if not len(curves):
+        pp.nodata(ax)
+        return
+    for (algo, eps), p in curves.groupby(["algo", "eps"], sort=False, dropna=False):
+        private = algo in ("FI-DP", "BanditDP")
+        st = pp.style(algo, eps if private else None)
+        label = f"{algo}, {pp.eps_label(eps)}" + (" (bandit)" if algo == "BanditDP" else "") if private else pp.algo_style(algo).label
+        p = p.sort_values("t")
+        ax.plot(p["t"], p["mean"], color=st["color"], ls="--" if algo == "BanditDP" else st["ls"], lw=1.3, label=label, gid=st["gid"])
+    if len(anytime):
+        r = anytime.iloc[0]
+        ax.axhline(r["G"] / r["T"], color="C3", lw=0.9, ls=":", label="OFF-GREEDY / T (hindsight)")
+        ax.axhline(0.6321205588 * r["OPT"] / r["T"], color="C3", lw=0.9, ls="-.", label="(1−1/e)·OPT / T")
+        ax.set_ylim(0, 1.1 * max(r["G"] / r["T"], curves["mean"].max()))
+        ax.set_title(f"(a) UBER-PICK, k = 3, one run of T = {int(r['T']):,} pickups, {int(anytime['N'].max())} seeds")
+    ax.set(xscale="log", xlabel="round t (pickup)", ylabel=r"running average reward $(1/t)\,\Sigma_{\tau \leq t} f_\tau(S_\tau)$")
+    pp.legend_below(ax, ncol=3)
+
+
+def uber_map(ax, mp: pd.DataFrame) -> None:
+    """F4 (b): the pickup density, the candidate locations, the OPT set with its L1 balls and the modal sets."""
+    if not len(mp):
+        pp.nodata(ax)
+        return
+    ext = mp[mp["kind"] == "extent"]
+    width, height, radius = (float(ext["x"].iloc[0]), float(ext["y"].iloc[0]), float(ext["value"].iloc[0])) if len(ext) else (8, 11, 1)
+    dens, cands = mp[mp["kind"] == "density"], mp[mp["kind"] == "candidate"].sort_values("item")
+    ax.scatter(dens["x"], dens["y"], c=np.log10(dens["value"]), cmap="Greys", marker="s", s=9, lw=0, vmin=0)
+    ax.scatter(cands["x"], cands["y"], s=12, color="C0", zorder=3, label=f"candidate locations (|U| = {len(cands)})")
+    opt = cands[cands["value"] > 0]
+    ax.scatter(opt["x"], opt["y"], s=140, marker="*", color="C3", zorder=4, label="OPT set (whole stream)")
+    for r in opt.itertuples():
+        ax.plot([r.x - radius, r.x, r.x + radius, r.x, r.x - radius], [r.y, r.y + radius, r.y, r.y - radius, r.y], color="C3", lw=0.7, alpha=0.7)
+    for (m, c, size), r in zip([("o", "C2", 90), ("s", "C1", 150)], mp[mp["kind"] == "modal"].itertuples()):
+        q = cands[cands["item"].isin([int(a) for a in str(r.items).split()])]
+        ax.scatter(q["x"], q["y"], s=size, facecolors="none", edgecolors=c, lw=1.4, zorder=5,
+                   label=f"modal set, {r.label} (in {r.freq:.0%} of the last 10 % of rounds)")
+    ax.set(xlim=(0, width), ylim=(0, height), aspect="equal", xlabel="x (km east of −74.02°)", ylabel="y (km north of 40.70°)",
+           title=f"(b) pickup density, candidates, $L_1$ balls of radius {radius:g} km")
+    pp.legend_below(ax, ncol=1, bbox_to_anchor=(0.5, -0.1))
+
+
+def privacy_unit(ax, phi: pd.DataFrame) -> None:
+    """F4 (c): φ against ε per privacy unit (pickups, time windows), with ε_1/2 marked."""
+    if not len(phi):
+        pp.nodata(ax)
+        return
+    units = sorted(phi["unit"].astype(str).unique(), key=lambda u: (u == "pick", int(u) if u.isdigit() else 0))
+    for j, u in enumerate(units):
+        p = phi[phi["unit"].astype(str) == u]
+        label = f"per pickup (T = {int(p['T'].iloc[0]):,})" if u == "pick" else f"per {u}-min window (T = {int(p['T'].iloc[0]):,})"
+        pp.curve(ax, p, "eps", "phi", colour=f"C{j}", algo="FI-DP", label=label, err="phi_sem", certified="certified")
+        e_half = float(p["eps_half"].iloc[0])
+        if np.isfinite(e_half):
+            ax.axvline(e_half, color=f"C{j}", ls=":", lw=1)
+            ax.text(e_half, 0.52, rf" $\varepsilon_{{1/2}}$ = {e_half:.3g}", color=f"C{j}", fontsize=8, rotation=90, va="bottom")
+    ax.axhline(0.5, color="0.5", lw=0.8)
+    ax.axhline(0.0, color="0.3", lw=0.8)
+    ax.set(xscale="log", xlabel=r"$\varepsilon$", ylabel=r"$\varphi$ = (ALG − UNIF) / (OFF-GREEDY − UNIF)",
+           title="(c) privacy unit: windows against pickups (FI-DP, k = 3)")
+    pp.legend_below(ax, [pp.hollow_handle(), pp.band_handle("sem", phi["N"], bars=True)], ncol=1)
+
+
 def f4(uber: pd.DataFrame, curves: pd.DataFrame, mp: pd.DataFrame, phi: pd.DataFrame, delta) -> Figure:
     """F4: Uber pickups: running average reward, the map, and the privacy unit."""
     anytime = uber[uber["group"] == "anytime"] if len(uber) else uber
     fig, axd = plt.subplot_mosaic("AA;BC", figsize=(10.4, 11), layout="constrained", height_ratios=[1, 1.25])
-    ax_a, ax_b, ax_c = axd["A"], axd["B"], axd["C"]
-    if len(curves):
-        for (algo, eps), p in curves.groupby(["algo", "eps"], sort=False, dropna=False):
-            private = algo in ("FI-DP", "BanditDP")
-            st = pp.style(algo, eps if private else None)
-            label = f"{algo}, {pp.eps_label(eps)}" + (" (bandit)" if algo == "BanditDP" else "") if private else pp.algo_style(algo).label
-            p = p.sort_values("t")
-            ax_a.plot(p["t"], p["mean"], color=st["color"], ls="--" if algo == "BanditDP" else st["ls"], lw=1.3, label=label, gid=st["gid"])
-        if len(anytime):
-            r = anytime.iloc[0]
-            ax_a.axhline(r["G"] / r["T"], color="C3", lw=0.9, ls=":", label="OFF-GREEDY / T (hindsight)")
-            ax_a.axhline(0.6321205588 * r["OPT"] / r["T"], color="C3", lw=0.9, ls="-.", label="(1−1/e)·OPT / T")
-            ax_a.set_ylim(0, 1.1 * max(r["G"] / r["T"], curves["mean"].max()))
-            ax_a.set_title(f"(a) UBER-PICK, k = 3, one run of T = {int(r['T']):,} pickups, {int(anytime['N'].max())} seeds")
-        ax_a.set(xscale="log", xlabel="round t (pickup)", ylabel=r"running average reward $(1/t)\,\Sigma_{\tau \leq t} f_\tau(S_\tau)$")
-        pp.legend_below(ax_a, ncol=3)
-    else:
-        pp.nodata(ax_a)
-    if len(mp):
-        ext = mp[mp["kind"] == "extent"]
-        width, height, radius = (float(ext["x"].iloc[0]), float(ext["y"].iloc[0]), float(ext["value"].iloc[0])) if len(ext) else (8, 11, 1)
-        dens, cands = mp[mp["kind"] == "density"], mp[mp["kind"] == "candidate"].sort_values("item")
-        ax_b.scatter(dens["x"], dens["y"], c=np.log10(dens["value"]), cmap="Greys", marker="s", s=9, lw=0, vmin=0)
-        ax_b.scatter(cands["x"], cands["y"], s=12, color="C0", zorder=3, label=f"candidate locations (|U| = {len(cands)})")
-        opt = cands[cands["value"] > 0]
-        ax_b.scatter(opt["x"], opt["y"], s=140, marker="*", color="C3", zorder=4, label="OPT set (whole stream)")
-        for r in opt.itertuples():
-            ax_b.plot([r.x - radius, r.x, r.x + radius, r.x, r.x - radius], [r.y, r.y + radius, r.y, r.y - radius, r.y], color="C3", lw=0.7, alpha=0.7)
-        for (m, c, size), r in zip([("o", "C2", 90), ("s", "C1", 150)], mp[mp["kind"] == "modal"].itertuples()):
-            q = cands[cands["item"].isin([int(a) for a in str(r.items).split()])]
-            ax_b.scatter(q["x"], q["y"], s=size, facecolors="none", edgecolors=c, lw=1.4, zorder=5,
-                         label=f"modal set, {r.label} (in {r.freq:.0%} of the last 10 % of rounds)")
-        ax_b.set(xlim=(0, width), ylim=(0, height), aspect="equal", xlabel="x (km east of −74.02°)", ylabel="y (km north of 40.70°)",
-                 title=f"(b) pickup density, candidates, $L_1$ balls of radius {radius:g} km")
-        pp.legend_below(ax_b, ncol=1, bbox_to_anchor=(0.5, -0.1))
-    else:
-        pp.nodata(ax_b)
-    if len(phi):
-        units = sorted(phi["unit"].astype(str).unique(), key=lambda u: (u == "pick", int(u) if u.isdigit() else 0))
-        for j, u in enumerate(units):
-            p = phi[phi["unit"].astype(str) == u]
-            label = f"per pickup (T = {int(p['T'].iloc[0]):,})" if u == "pick" else f"per {u}-min window (T = {int(p['T'].iloc[0]):,})"
-            pp.curve(ax_c, p, "eps", "phi", colour=f"C{j}", algo="FI-DP", label=label, err="phi_sem", certified="certified")
-            e_half = float(p["eps_half"].iloc[0])
-            if np.isfinite(e_half):
-                ax_c.axvline(e_half, color=f"C{j}", ls=":", lw=1)
-                ax_c.text(e_half, 0.52, rf" $\varepsilon_{{1/2}}$ = {e_half:.3g}", color=f"C{j}", fontsize=8, rotation=90, va="bottom")
-        ax_c.axhline(0.5, color="0.5", lw=0.8)
-        ax_c.axhline(0.0, color="0.3", lw=0.8)
-        ax_c.set(xscale="log", xlabel=r"$\varepsilon$", ylabel=r"$\varphi$ = (ALG − UNIF) / (OFF-GREEDY − UNIF)",
-                 title="(c) privacy unit: windows against pickups (FI-DP, k = 3)")
-        pp.legend_below(ax_c, [pp.hollow_handle(), pp.band_handle("sem", phi["N"], bars=True)], ncol=1)
-    else:
-        pp.nodata(ax_c)
+    uber_anytime(axd["A"], curves, anytime)
+    uber_map(axd["B"], mp)
+    privacy_unit(axd["C"], phi)
     fig.suptitle(rf"F4 — Uber pickups (April 2014): privacy–utility and the privacy unit, $\delta$ = {float(delta):g}. "
                  "Illustration of the paper's theorems, not a figure of the paper.")
     return fig
+
+
+F5_ROWS = [("REG_OPT", "log", r"$E[REG_{OPT}]$ = OPT − ALG  (dashed: $B_{BD}$)"), ("R", "linear", "$R_T / T$"),
+           ("M", "log", "explore rounds M / T")]
+F5_REFS = {"SG-BANDIT-NP": "SG-BANDIT-NP (bandit, non-private)", "SG-NP": "SG-NP (full information, non-private)",
+           "UNIF": r"UNIF ($\varepsilon = 0$)"}
 
 
 def f5(b: pd.DataFrame, delta) -> Figure:
     """F5: BanditDP's regret against horizon on SYN-CLICK-S1 and S2 (rows: REG_OPT, R_T/T, M/T)."""
     cols = [("SYN-CLICK-S1 (k = 1, n = 5)", b[(b["instance"] == "syn_s1") & (b["group"] == "s1")] if len(b) else b),
             ("SYN-CLICK-S2 (k = 2, n = 10)", b[(b["instance"] == "syn_s2") & (b["group"] == "s2")] if len(b) else b)]
-    ROWS = [("REG_OPT", "log", r"$E[REG_{OPT}]$ = OPT − ALG  (dashed: $B_{BD}$)"), ("R", "linear", "$R_T / T$"),
-            ("M", "log", "explore rounds M / T")]
-    REFS = {"SG-BANDIT-NP": "SG-BANDIT-NP (bandit, non-private)", "SG-NP": "SG-NP (full information, non-private)",
-            "UNIF": r"UNIF ($\varepsilon = 0$)"}
     fig, axes = plt.subplots(3, 2, figsize=(10, 11), layout="constrained", sharex=True)
     for c, (name, s) in enumerate(cols):
-        for r, (y, yscale, ylabel) in enumerate(ROWS):
+        for r, (y, yscale, ylabel) in enumerate(F5_ROWS):
             ax = axes[r, c]
             ax.set_title(f"({'abcdef'[2 * r + c]}) {name}")
             if s.empty:
@@ -249,7 +269,7 @@ def f5(b: pd.DataFrame, delta) -> Figure:
                          err="REG_OPT_sem" if r == 0 else None, certified="certified")
                 if r == 0:
                     ax.plot(p["T"], p["B_theorem"], color=pp.eps_colour(eps), lw=0.7, ls="--")
-            for algo, label in REFS.items() if r < 2 else ():
+            for algo, label in F5_REFS.items() if r < 2 else ():
                 p = s[s["algo"] == algo]
                 if len(p):
                     pp.curve(ax, p.assign(v=v(p)), "T", "v", algo=algo, label=label)
@@ -273,13 +293,15 @@ def f5(b: pd.DataFrame, delta) -> Figure:
     return fig
 
 
+F6_LABELS = {"BanditDP": r"Algorithm 3 ($\gamma = 2T^{-1/3}$)", "B1-NAIVE": "B1-NAIVE, same γ",
+             "B1-NAIVE-OWN": r"B1-NAIVE, own $\gamma = 2T^{-1/4}$", "B2-PRESAMPLE": "B2-PRESAMPLE, same γ"}
+F6_COLOURS = {"BanditDP": "C0", "B1-NAIVE": "C3", "B1-NAIVE-OWN": "C1", "B2-PRESAMPLE": "C2"}  # one ε per panel: by variant
+
+
 def f6(b: pd.DataFrame, tail: pd.DataFrame, delta) -> Figure:
     """F6: Algorithm 3 against App. B's variants; (c) the exploration tail and its bounds."""
     s2 = b[b["instance"] == "syn_s2"] if len(b) else b
     var_eps = sorted(s2.loc[s2["group"] == "variants", "eps"].unique()) if len(s2) else []
-    LABELS = {"BanditDP": r"Algorithm 3 ($\gamma = 2T^{-1/3}$)", "B1-NAIVE": "B1-NAIVE, same γ",
-              "B1-NAIVE-OWN": r"B1-NAIVE, own $\gamma = 2T^{-1/4}$", "B2-PRESAMPLE": "B2-PRESAMPLE, same γ"}
-    COLOURS = {"BanditDP": "C0", "B1-NAIVE": "C3", "B1-NAIVE-OWN": "C1", "B2-PRESAMPLE": "C2"}  # one ε per panel: by variant
     panels = (sorted(var_eps, reverse=True) + [None, None])[:2]
     fig, axes = plt.subplots(1, 3, figsize=(10.4, 4.4), layout="constrained")
     for j, (ax, eps) in enumerate(zip(axes[:2], panels)):
@@ -287,10 +309,10 @@ def f6(b: pd.DataFrame, tail: pd.DataFrame, delta) -> Figure:
             pp.nodata(ax)
             continue
         sub = s2[np.isclose(s2["eps"], eps)]
-        for algo, label in LABELS.items():
+        for algo, label in F6_LABELS.items():
             p = sub[sub["algo"] == algo]
             if len(p):
-                pp.curve(ax, p, "T", "REG_OPT", algo=algo, colour=COLOURS[algo], label=label, err="REG_OPT_sem", certified="certified")
+                pp.curve(ax, p, "T", "REG_OPT", algo=algo, colour=F6_COLOURS[algo], label=label, err="REG_OPT_sem", certified="certified")
         np_ = s2[s2["algo"] == "SG-BANDIT-NP"]
         if len(np_):
             pp.curve(ax, np_, "T", "REG_OPT", algo="SG-BANDIT-NP", label=pp.algo_style("SG-BANDIT-NP").label)
@@ -352,44 +374,54 @@ def f7(cont: pd.DataFrame) -> Figure:
     return fig
 
 
+def certified_eps(ax, cert: pd.DataFrame) -> None:
+    """F8 (a): the certified ε against the nominal ε per (algorithm, k, T); dots: the largest certified nominal ε."""
+    if not len(cert):
+        pp.nodata(ax)
+        return
+    cols = {("FI-DP", 1): "C0", ("FI-DP", 3): "C2", ("FI-DP", 8): "C1", ("BanditDP", 2): "C3"}
+    for (algo, k, T), p in cert.groupby(["algo", "k", "T"]):
+        p, c = p.sort_values("eps_nominal"), cols.get((algo, int(k)), "C4")
+        ax.plot(p["eps_nominal"], p["eps_cert"], color=c, ls={1000: "--", 1000000: "-"}.get(int(T), "-."), lw=1.3,
+                label=f"{algo}, k = {k}, T = {int(T):,}")
+        ok = p[p["certified"].astype(bool)]
+        if len(ok):
+            ax.plot(ok["eps_nominal"].iloc[-1:], ok["eps_cert"].iloc[-1:], "o", ms=3.5, color=c)
+    e = np.geomspace(cert["eps_nominal"].min(), cert["eps_nominal"].max(), 50)
+    ax.plot(e, e, color="black", lw=1, label=r"identity $\varepsilon_{cert} = \varepsilon_{nominal}$")
+    ax.fill_between(e, 1e-3 * np.ones_like(e), e, color="C2", alpha=0.08, label="certified region")
+    ax.set(xscale="log", yscale="log", ylim=(cert["eps_cert"].min() / 2, cert["eps_cert"].max() * 2),
+           xlabel=r"nominal $\varepsilon$ (the ε that sets η)", ylabel=r"certified $\varepsilon_{cert}$",
+           title="(a) certified against nominal ε (dots: largest certified nominal ε)")
+    pp.legend_below(ax, ncol=2, bbox_to_anchor=(0.5, -0.13))
+
+
+def tpriv(ax, tp: pd.DataFrame) -> None:
+    """F8 (b): T-PRIV's enumerated privacy loss per η, as implemented (and the variant), against the pure bound."""
+    if not len(tp):
+        pp.nodata(ax)
+        return
+    ok, bug = tp[tp["variant"] == "as implemented"], tp[tp["variant"] != "as implemented"]
+    labels = [f"{r.eta:.3g}" + (f"\n(ε = {r.eps_nominal:g})" if r.rate == "paper" else "") for r in ok.itertuples()]
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, ok["max_log_ratio"], width=0.38, color="C0", label="max |ln P/P'|, as implemented")
+    if len(bug):
+        ax.bar(x + 0.2, bug["max_log_ratio"].to_numpy(), width=0.38, color="C3", alpha=0.8, label=f"max |ln P/P'|, {bug['variant'].iloc[0]}")
+    ax.scatter(x, ok["pure_bound"], marker="_", s=600, color="black", zorder=4, label=r"pure bound $2\eta k(T - t_0)$")
+    ax.set_yscale("log")
+    ax.set_xticks(x, labels)
+    sums = max(abs(ok["sum_P"] - 1).max(), abs(ok["sum_P_prime"] - 1).max())
+    total = "Σ P = 1 within 1e-12" if sums <= 1e-12 else f"|Σ P − 1| = {sums:.1e}"
+    ax.set(ylabel="privacy loss", xlabel="η (in brackets: the ε of the paper's η)", title=f"(b) T-PRIV: {int(ok['outputs'].iloc[0]):,} outputs enumerated, {total};\n"
+           f"δ(ε) = {ok.loc[ok['rate'] == 'paper', 'delta_at_eps'].max():g} at the paper's η")
+    pp.legend_below(ax, ncol=1, bbox_to_anchor=(0.5, -0.13))
+
+
 def f8(cert: pd.DataFrame, tp: pd.DataFrame, delta) -> Figure:
     """F8: certified against nominal ε, and the T-PRIV enumeration."""
     fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(10.4, 5.8), layout="constrained")
-    if len(cert):
-        cols = {("FI-DP", 1): "C0", ("FI-DP", 3): "C2", ("FI-DP", 8): "C1", ("BanditDP", 2): "C3"}
-        for (algo, k, T), p in cert.groupby(["algo", "k", "T"]):
-            p, c = p.sort_values("eps_nominal"), cols.get((algo, int(k)), "C4")
-            ax_a.plot(p["eps_nominal"], p["eps_cert"], color=c, ls={1000: "--", 1000000: "-"}.get(int(T), "-."), lw=1.3,
-                      label=f"{algo}, k = {k}, T = {int(T):,}")
-            ok = p[p["certified"].astype(bool)]
-            if len(ok):
-                ax_a.plot(ok["eps_nominal"].iloc[-1:], ok["eps_cert"].iloc[-1:], "o", ms=3.5, color=c)
-        e = np.geomspace(cert["eps_nominal"].min(), cert["eps_nominal"].max(), 50)
-        ax_a.plot(e, e, color="black", lw=1, label=r"identity $\varepsilon_{cert} = \varepsilon_{nominal}$")
-        ax_a.fill_between(e, 1e-3 * np.ones_like(e), e, color="C2", alpha=0.08, label="certified region")
-        ax_a.set(xscale="log", yscale="log", ylim=(cert["eps_cert"].min() / 2, cert["eps_cert"].max() * 2),
-                 xlabel=r"nominal $\varepsilon$ (the ε that sets η)", ylabel=r"certified $\varepsilon_{cert}$",
-                 title="(a) certified against nominal ε (dots: largest certified nominal ε)")
-        pp.legend_below(ax_a, ncol=2, bbox_to_anchor=(0.5, -0.13))
-    else:
-        pp.nodata(ax_a)
-    if len(tp):
-        ok, bug = tp[tp["variant"] == "as implemented"], tp[tp["variant"] != "as implemented"]
-        labels = [f"{r.eta:.3g}" + (f"\n(ε = {r.eps_nominal:g})" if r.rate == "paper" else "") for r in ok.itertuples()]
-        x = np.arange(len(labels))
-        ax_b.bar(x - 0.2, ok["max_log_ratio"], width=0.38, color="C0", label="max |ln P/P'|, as implemented")
-        if len(bug):
-            ax_b.bar(x + 0.2, bug["max_log_ratio"].to_numpy(), width=0.38, color="C3", alpha=0.8, label=f"max |ln P/P'|, {bug['variant'].iloc[0]}")
-        ax_b.scatter(x, ok["pure_bound"], marker="_", s=600, color="black", zorder=4, label=r"pure bound $2\eta k(T - t_0)$")
-        ax_b.set_yscale("log")
-        ax_b.set_xticks(x, labels)
-        sums = max(abs(ok["sum_P"] - 1).max(), abs(ok["sum_P_prime"] - 1).max())
-        total = "Σ P = 1 within 1e-12" if sums <= 1e-12 else f"|Σ P − 1| = {sums:.1e}"
-        ax_b.set(ylabel="privacy loss", xlabel="η (in brackets: the ε of the paper's η)", title=f"(b) T-PRIV: {int(ok['outputs'].iloc[0]):,} outputs enumerated, {total};\n"
-                 f"δ(ε) = {ok.loc[ok['rate'] == 'paper', 'delta_at_eps'].max():g} at the paper's η")
-        pp.legend_below(ax_b, ncol=1, bbox_to_anchor=(0.5, -0.13))
-    else:
-        pp.nodata(ax_b)
+    certified_eps(ax_a, cert)
+    tpriv(ax_b, tp)
     fig.suptitle(rf"F8 — privacy bookkeeping, $\delta$ = {float(delta):g}. "
                  "Illustration of the paper's theorems, not a figure of the paper.")
     return fig
