@@ -93,7 +93,11 @@ def test_an_unknown_algorithm_is_an_error_and_every_notebook_algorithm_has_a_sty
 
     named = set()
     for nb in (REPO / "workflow/notebooks").glob("*.ipynb"):
-        source = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        source = _code(nb)
+        named |= set(re.findall(r"""algo=["']([^"']+)["']""", source))
+        named |= set(re.findall(r"""(?:algo_style|style)\(["']([^"']+)["']""", source))
+    for module in (REPO / "src/privopt/experiments").glob("*/figures.py"):  # a paper's drawing, called by its notebooks
+        source = module.read_text()
         named |= set(re.findall(r"""algo=["']([^"']+)["']""", source))
         named |= set(re.findall(r"""(?:algo_style|style)\(["']([^"']+)["']""", source))
     assert named and named <= set(pp.ALGORITHMS), named - set(pp.ALGORITHMS)
@@ -239,6 +243,42 @@ def test_the_notebooks_keep_the_palette(tmp_path, request):
     for gid, variants in seen.items():
         colours = {c for styles in variants for c, _ in styles}
         assert len(colours) == 1, (gid, variants)
+
+
+def _code(nb: Path) -> str:
+    """A notebook's code cells, joined."""
+    return "\n".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+
+
+MAX_NOTEBOOK_LINES = 40
+
+
+def test_every_figure_notebook_is_short_its_drawing_lives_in_helpers():
+    """Issue 26: a notebook loads its tables, calls the helpers (``privopt.plotting``, or the paper's own
+    ``figures`` module for paper-specific drawing) and saves: at most 40 lines of code, blank lines and
+    comments not counted."""
+    notebooks = [*(REPO / "workflow/notebooks").glob("*.py.ipynb"), *(REPO / "tests/toy_paper/workflow/notebooks").glob("*.py.ipynb")]
+    assert len(notebooks) >= 20
+    lines = {nb.name: sum(1 for line in _code(nb).splitlines() if line.strip() and not line.strip().startswith("#"))
+             for nb in notebooks}
+    assert {n: k for n, k in lines.items() if k > MAX_NOTEBOOK_LINES} == {}
+
+
+def test_every_notebook_reads_the_tables_its_figure_declares():
+    """The names a notebook reads from ``snakemake.input`` are those of its ``Figure``'s inputs, all of them and
+    no more, each written out as ``snakemake.input.<name>`` (no ``getattr``)."""
+    import re
+
+    from privopt.pipeline.registry import papers
+
+    checked = 0
+    for key, paper in papers().items():
+        for fig_decl in paper.figures:
+            source = _code(REPO / paper.notebook(fig_decl.id))
+            assert not re.search(r"snakemake\.input(?!\.\w)", source), f"{key}_{fig_decl.id}: read snakemake.input.<name>"
+            assert set(re.findall(r"snakemake\.input\.(\w+)", source)) == set(fig_decl.inputs), f"{key}_{fig_decl.id}"
+            checked += 1
+    assert checked >= 20
 
 
 def test_every_notebook_heading_comes_from_the_figures_declaration():
