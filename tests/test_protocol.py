@@ -287,3 +287,19 @@ def test_tables_round_trip_and_empty_parts_do_not_change_dtypes(tmp_path):
     with pytest.raises(ValueError):
         write_table(a, tmp_path / "t.txt")
     assert (tmp_path / "t.csv").stat().st_mode & 0o044  # readable by group and others (not 0600)
+
+
+def test_a_notebook_s_roots_are_the_privopt_modules_its_code_imports(tmp_path):
+    import json
+
+    cells = [{"cell_type": "markdown", "source": ["import privopt.nonesuch\n"]},
+             {"cell_type": "code", "source": ["%matplotlib inline\n", "from privopt import plotting as pp\n",
+                                              "import numpy as np\n"]},
+             {"cell_type": "code", "source": ["from privopt.experiments.perezsalazar2021 import figures as psf\n"]}]
+    nb = tmp_path / "x.py.ipynb"
+    nb.write_text(json.dumps({"cells": cells}))
+    assert codedigest.notebook_imports(nb, SRC) == ["privopt", "privopt.experiments.perezsalazar2021",
+                                                     "privopt.experiments.perezsalazar2021.figures", "privopt.plotting"]
+    every = {m for path in (SRC.parent / "workflow" / "notebooks").glob("*.ipynb")
+             for m in codedigest.notebook_imports(path, SRC)}
+    assert "privopt.plotting" in every  # every figure is drawn through the shared style

@@ -374,6 +374,23 @@ def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs
         path.write_text(original)
 
 
+@pytest.mark.slow
+def test_a_plotting_edit_redraws_the_figures_and_reruns_no_experiment(smoke_runs):
+    """Plot jobs carry the digest of the privopt code their notebook imports (privopt.plotting): editing the
+    style redraws the figures (and what reads them), never a run, a table or a claim."""
+    work = smoke_runs[2]
+    base = ["-n", "toy", "--configfile", "config/smoke.yaml", *data_config()]
+    path = work / "src/privopt/plotting/palette.py"
+    original = path.read_text()
+    try:
+        path.write_text(original + "\n_CODE_CHANGE = 1\n")
+        planned = planned_jobs(snakemake(work, *base))
+        assert planned.get("toy_fig1_plot") == 1
+        assert not [rule for rule in planned if "_runs_" in rule or "_tables_" in rule or rule.endswith("_claims")]
+    finally:
+        path.write_text(original)
+
+
 @needs_subset
 def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)

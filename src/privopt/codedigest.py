@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["module_file", "imported_modules", "closure", "code_digest", "module_digests"]
+__all__ = ["module_file", "imported_modules", "notebook_imports", "closure", "code_digest", "module_digests"]
 
 ROOT_PACKAGE = "privopt"
 
@@ -73,6 +73,26 @@ def _imports(name: str, path: str, mtime_ns: int) -> frozenset[str]:
             # ``from pkg import sub`` imports the submodule ``pkg.sub`` when it is one
             found.update(f"{target}.{alias.name}" for alias in node.names if alias.name != "*")
     return frozenset(found)
+
+
+def notebook_imports(path: str | Path, src: Path | None = None) -> list[str]:
+    """The ``privopt`` modules a notebook's code cells import (its roots for :func:`code_digest`): a figure
+    notebook draws through ``privopt.plotting`` and, for some papers, the paper's own figure module, so
+    editing either redraws exactly the figures whose notebooks import it.  IPython magics and shell lines
+    (``%``, ``!``) are skipped."""
+    import json
+
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    code = "\n".join(line for cell in cells if cell["cell_type"] == "code"
+                     for line in "".join(cell["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(code, filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return sorted(m for m in found if (m == ROOT_PACKAGE or m.startswith(ROOT_PACKAGE + ".")) and module_file(m, src))
 
 
 def closure(roots: Iterable[str], src: Path | None = None) -> list[str]:

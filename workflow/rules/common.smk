@@ -18,7 +18,7 @@ sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
-from privopt.codedigest import code_digest, module_digests
+from privopt.codedigest import code_digest, module_digests, notebook_imports
 from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import settings_key
@@ -203,6 +203,16 @@ def settings_param(paper, exp):
 
 def digest_param(*refs):
     return lambda wc: digest(*refs)
+
+
+def notebook_digest(name):
+    """Digest of the privopt code the notebook workflow/notebooks/<name>.py.ipynb imports (privopt.plotting,
+    a paper's figure module, and what they import): editing the figure style redraws the figures."""
+    path = Path(workflow.basedir) / "workflow" / "notebooks" / f"{name}.py.ipynb"
+    roots = tuple(notebook_imports(path, Path(_src)))
+    if roots not in _DIGESTS:
+        _DIGESTS[roots] = code_digest(roots, Path(_src))
+    return _DIGESTS[roots]
 
 
 def instance_inputs(paper, exp):

@@ -132,6 +132,7 @@ for _paper in PAPERS.values():
             params:
                 **_fig.params(_section),
                 scale=config["scale"],
+                code=notebook_digest(f"{_paper.key}_{_fig.id}"),
                 # the notebook path goes through params: Snakemake evaluates a rule's notebook
                 # path when the job runs, when the loop variables hold the last paper and figure
                 notebook=f"{_paper.key}_{_fig.id}",

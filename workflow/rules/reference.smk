@@ -77,6 +77,7 @@ for _paper in PAPERS.values():
                 params:
                     **_fig.params(_ref_section),
                     scale=reference_scale_param(_paper),
+                    code=notebook_digest(f"{_paper.key}_{_fig.id}"),
                     notebook=f"{_paper.key}_{_fig.id}",
                     manifest=reference_manifest_digest(_paper),
                 conda:
