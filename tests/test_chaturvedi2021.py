@@ -15,7 +15,7 @@ from privopt.experiments.chaturvedi2021 import claims, instances, runs
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.pipeline.protocol import ConfigError
 from privopt.mechanisms import accounting
-from workflow_runs import needs_subset
+from workflow_runs import assert_config_refused, needs_subset
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
 
@@ -328,13 +328,7 @@ BAD_READING = {"rounds": 7, "pcg_scores": "H", "s": 10, "pcg_eps0_rule": "split"
 )
 def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_path):
     """Through privopt.pipeline.config.load_config, which the workflow calls before planning any job."""
-    from privopt.pipeline.config import load_config
-
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(override))
-    with pytest.raises(ConfigError) as err:
-        load_config([bad])
-    assert key in str(err.value) and f"set in {bad}" in str(err.value), str(err.value)
+    assert_config_refused(override, key, tmp_path)
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml"])

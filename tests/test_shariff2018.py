@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
@@ -481,14 +480,9 @@ def test_an_undecided_claim_at_the_papers_runs_asks_for_more_runs_or_the_horizon
 )
 def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_path):
     """Through privopt.pipeline.config.load_config, which the workflow calls before planning any job."""
-    from privopt.pipeline.config import load_config
-    from privopt.pipeline.errors import ConfigError
+    from workflow_runs import assert_config_refused
 
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(override))
-    with pytest.raises(ConfigError) as err:
-        load_config([bad])
-    assert key in str(err.value) and f"set in {bad}" in str(err.value), str(err.value)
+    assert_config_refused(override, key, tmp_path)
 
 
 @pytest.mark.parametrize("edit, expected", [

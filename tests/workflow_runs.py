@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 #: the shipped config files (privopt.pipeline.config.load_config reads config/config.yaml, then the files given)
@@ -223,3 +224,16 @@ def planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
         counts[parts[0]] = int(parts[1])
     counts.pop("total", None)
     return counts
+
+
+def assert_config_refused(override: dict, key: str, tmp_path: Path) -> None:
+    """A config file ``override`` is refused by privopt.pipeline.config.load_config (which the workflow calls
+    before planning any job) with a message naming ``key`` and the file."""
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.errors import ConfigError
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(override))
+    with pytest.raises(ConfigError) as err:
+        load_config([bad])
+    assert key in str(err.value) and f"set in {bad}" in str(err.value), str(err.value)
