@@ -352,8 +352,8 @@ def every_run_job(smoke_runs):
     # the toy's repeat runs import privopt.mechanisms.accounting, its laplace runs do not (the toy's
     # target only: the Chaturvedi runs import it too)
     ("src/privopt/mechanisms/accounting.py", {"toy_runs_repeat"}),
-    # the toy's own module of the laplace runs
-    ("src/privopt/experiments/toy/runs.py", {"toy_runs_laplace"}),
+    # the toy's own module of the laplace runs and of the runs on its data set (not of the repeat runs)
+    ("src/privopt/experiments/toy/runs.py", {"toy_runs_laplace", "toy_runs_data"}),
     # privopt.seeding keys every stream: every run of every paper
     ("src/privopt/seeding.py", None),
 ])
