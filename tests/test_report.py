@@ -172,6 +172,8 @@ def test_the_report_shows_the_reference_figure_beside_this_runs_and_both_verdict
     html = (tmp_path / "index.html").read_text()
     glance = html.split('id="glance"', 1)[1].split('id="summary"', 1)[0]
     assert "Fig. 1: 30 runs" in glance and "2.5 core-hours on AMD EPYC" in glance and "fig1: privopt.x" in glance
+    # the changed modules fold under one line (counted once over the experiments) that says how to check them
+    assert "1 module (<code>snakemake verify_p</code>" in glance and '<details class="changed">' in glance
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert "Reference scale: Fig. 1: 30 runs" in fig1 and 'href="ref.png"' in fig1 and "This run: scale quick" in fig1
     assert fig1.count("at paper scale") == 5 and "no external data" in html

@@ -178,7 +178,7 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
                about: Mapping[str, Any] | None) -> dict[str, Any]:
     """The report's first-screen line of a paper: this run's verdict counts, the reference's, and what the
     reference says of the paper (reproduced / partly, or for a theory paper, its theorems illustrated)."""
-    row = {"paper": meta["short"], "anchor": _anchor(meta["key"]), "kind": meta.get("kind", "experimental"),
+    row = {"paper": meta["short"], "key": meta["key"], "anchor": _anchor(meta["key"]), "kind": meta.get("kind", "experimental"),
            "this": _counts(claims), "reference": None, "label": "", "core_hours": None, "changed": {}, "status": ""}
     decided = reference if reference is not None else claims
     scale = "at the reference scale" if reference is not None else "at this run's scale (no reference yet)"
@@ -199,8 +199,9 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
     if reference is not None:
         row["reference"] = counts
     if about:
+        changed = about.get("changed_modules", {})
         row.update(label=about.get("label", ""), core_hours=about.get("core_hours"),
-                   changed=about.get("changed_modules", {}), written=about.get("written", ""),
+                   changed=changed, changed_all=sorted(set().union(*changed.values())), written=about.get("written", ""),
                    ref_commit=(about.get("commit") or "")[:12], cpu=about.get("cpu", ""))
     return row
 
