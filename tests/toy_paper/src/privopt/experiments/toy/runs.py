@@ -4,7 +4,6 @@ the private mean of the toy data set's values (experiment ``data``, instance ``v
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from privopt import seeding
