@@ -26,39 +26,52 @@ F1_ROWS = [("sum_r", "sum_r_sem", False, r"$E[\Sigma_i r_i]$  (dashed: $\min(B_{
            ("REG_G", None, True, r"$REG_G/T = (G_T - ALG)/T$ (values ≤ 0 not drawn)", "log")]
 
 
+def _horizon_panels(cols, rows) -> tuple[Figure, list]:
+    """The 3 × 2 grid of F1 and F5: a column per instance (``cols``: (name, table)), a row per quantity
+    (``rows``: (y scale, y label)), lettered a–f, log horizon.  Returns the figure and, for every panel whose
+    table has rows, (axes, row index, table); a panel of an empty table says there is no data."""
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(10, 11), layout="constrained", sharex=True)
+    panels = []
+    for c, (name, s) in enumerate(cols):
+        for r, (yscale, ylabel) in enumerate(rows):
+            ax = axes[r, c]
+            ax.set_title(f"({'abcdef'[len(cols) * r + c]}) {name}")
+            if s.empty:
+                pp.nodata(ax)
+                continue
+            ax.set(xscale="log", yscale=yscale, ylabel=ylabel if c == 0 else "",
+                   xlabel="horizon T" if r == len(rows) - 1 else "")
+            panels.append((ax, r, s))
+    return fig, panels
+
+
 def f1(fi: pd.DataFrame, uber: pd.DataFrame, eps_plot, delta) -> Figure:
     """F1: FI-DP's regret against horizon on SYN-CLICK and UBER-PICK (rows: E[Σ r_i], R_T/T, REG_G/T)."""
     cols = [("SYN-CLICK (k = 3, n = 30)", fi[fi["group"] == "syn"] if len(fi) else fi),
             ("UBER-PICK (k = 3, n = 36)", uber[uber["group"] == "fi"] if len(uber) else uber)]
     eps_plot = [float(e) for e in eps_plot]
-    fig, axes = plt.subplots(3, 2, figsize=(10, 11), layout="constrained", sharex=True)
-    for c, (name, s) in enumerate(cols):
-        for r, (y, err, per_t, ylabel, yscale) in enumerate(F1_ROWS):
-            ax = axes[r, c]
-            ax.set_title(f"({'abcdef'[2 * r + c]}) {name}")
-            if s.empty:
-                pp.nodata(ax)
-                continue
-            ax.set(xscale="log", yscale=yscale, ylabel=ylabel if c == 0 else "", xlabel="horizon T" if r == 2 else "")
-            per = lambda p, col: p[col] / (p["T"] if per_t else 1)  # noqa: E731
-            for eps in eps_plot:
-                p = s[(s["algo"] == "FI-DP") & np.isclose(s["eps"], eps)]
-                if len(p):
-                    q = p.assign(v=per(p, y), e=per(p, err) if err else 0.0)
-                    pp.curve(ax, q, "T", "v", algo="FI-DP", eps=eps, label=pp.eps_label(eps), err="e", certified="certified")
-                    if r == 0:
-                        ax.plot(p["T"], np.minimum(p["B_theorem"], p["k"] * p["T"]), color=pp.eps_colour(eps), lw=0.8, ls="--")
-            for algo in ("SG-NP", "UNIF") if r else ("SG-NP",):
-                p = s[s["algo"] == algo]
-                if len(p):
-                    pp.curve(ax, p.assign(v=per(p, y), e=per(p, err) if err else 0.0), "T", "v", algo=algo,
-                             label=pp.algo_style(algo).label, err="e")
-            if r == 1:
-                ax.axhline(0, color="0.3", lw=0.8)
-            if r == 0:
-                Ts, low = np.sort(s["T"].unique()), float(s.loc[s["algo"].isin(["FI-DP", "SG-NP"]), "sum_r"].min())
-                pp.guide(ax, Ts[0], low * 0.45, Ts, 0.5, r"$\propto \sqrt{T}$", colour="0.55", ls=":")
-                pp.guide(ax, Ts[0], low * 0.45, Ts, 1.0, r"$\propto T$", colour="0.55", ls="-.")
+    fig, panels = _horizon_panels(cols, [(yscale, ylabel) for *_, ylabel, yscale in F1_ROWS])
+    for ax, r, s in panels:
+        y, err, per_t, _, _ = F1_ROWS[r]
+        per = lambda p, col: p[col] / (p["T"] if per_t else 1)  # noqa: E731
+        for eps in eps_plot:
+            p = s[(s["algo"] == "FI-DP") & np.isclose(s["eps"], eps)]
+            if len(p):
+                q = p.assign(v=per(p, y), e=per(p, err) if err else 0.0)
+                pp.curve(ax, q, "T", "v", algo="FI-DP", eps=eps, label=pp.eps_label(eps), err="e", certified="certified")
+                if r == 0:
+                    ax.plot(p["T"], np.minimum(p["B_theorem"], p["k"] * p["T"]), color=pp.eps_colour(eps), lw=0.8, ls="--")
+        for algo in ("SG-NP", "UNIF") if r else ("SG-NP",):
+            p = s[s["algo"] == algo]
+            if len(p):
+                pp.curve(ax, p.assign(v=per(p, y), e=per(p, err) if err else 0.0), "T", "v", algo=algo,
+                         label=pp.algo_style(algo).label, err="e")
+        if r == 1:
+            ax.axhline(0, color="0.3", lw=0.8)
+        if r == 0:
+            Ts, low = np.sort(s["T"].unique()), float(s.loc[s["algo"].isin(["FI-DP", "SG-NP"]), "sum_r"].min())
+            pp.guide(ax, Ts[0], low * 0.45, Ts, 0.5, r"$\propto \sqrt{T}$", colour="0.55", ls=":")
+            pp.guide(ax, Ts[0], low * 0.45, Ts, 1.0, r"$\propto T$", colour="0.55", ls="-.")
     n = pd.concat([s["N"] for _, s in cols]) if any(len(s) for _, s in cols) else [0]
     pp.figure_legend(fig, [pp.hollow_handle(), pp.band_handle("sem", n, bars=True)], ncol=4)
     fig.suptitle(rf"F1 — FI-DP (Algorithm 2): regret against horizon, $\delta$ = {float(delta):g}. "
@@ -254,38 +267,32 @@ def f5(b: pd.DataFrame, delta) -> Figure:
     """F5: BanditDP's regret against horizon on SYN-CLICK-S1 and S2 (rows: REG_OPT, R_T/T, M/T)."""
     cols = [("SYN-CLICK-S1 (k = 1, n = 5)", b[(b["instance"] == "syn_s1") & (b["group"] == "s1")] if len(b) else b),
             ("SYN-CLICK-S2 (k = 2, n = 10)", b[(b["instance"] == "syn_s2") & (b["group"] == "s2")] if len(b) else b)]
-    fig, axes = plt.subplots(3, 2, figsize=(10, 11), layout="constrained", sharex=True)
-    for c, (name, s) in enumerate(cols):
-        for r, (y, yscale, ylabel) in enumerate(F5_ROWS):
-            ax = axes[r, c]
-            ax.set_title(f"({'abcdef'[2 * r + c]}) {name}")
-            if s.empty:
-                pp.nodata(ax)
-                continue
-            ax.set(xscale="log", yscale=yscale, ylabel=ylabel if c == 0 else "", xlabel="horizon T" if r == 2 else "")
-            v = (lambda p: p[y]) if r == 0 else (lambda p: p[y] / p["T"])  # noqa: E731
-            for eps, p in s[s["algo"] == "BanditDP"].groupby("eps"):
-                pp.curve(ax, p.assign(v=v(p)), "T", "v", algo="BanditDP", eps=eps, label=f"BanditDP, {pp.eps_label(eps)}",
-                         err="REG_OPT_sem" if r == 0 else None, certified="certified")
-                if r == 0:
-                    ax.plot(p["T"], p["B_theorem"], color=pp.eps_colour(eps), lw=0.7, ls="--")
-            for algo, label in F5_REFS.items() if r < 2 else ():
-                p = s[s["algo"] == algo]
-                if len(p):
-                    pp.curve(ax, p.assign(v=v(p)), "T", "v", algo=algo, label=label)
-            for eps, p in s[s["algo"] == "FI-DP"].groupby("eps") if r < 2 else ():
-                pp.curve(ax, p.assign(v=v(p)), "T", "v", algo="FI-DP", eps=eps, ls="-.", certified="certified",
-                         label=f"FI-DP, {pp.eps_label(eps)} (full information)")
+    fig, panels = _horizon_panels(cols, [(yscale, ylabel) for _, yscale, ylabel in F5_ROWS])
+    for ax, r, s in panels:
+        y = F5_ROWS[r][0]
+        v = (lambda p: p[y]) if r == 0 else (lambda p: p[y] / p["T"])  # noqa: E731
+        for eps, p in s[s["algo"] == "BanditDP"].groupby("eps"):
+            pp.curve(ax, p.assign(v=v(p)), "T", "v", algo="BanditDP", eps=eps, label=f"BanditDP, {pp.eps_label(eps)}",
+                     err="REG_OPT_sem" if r == 0 else None, certified="certified")
             if r == 0:
-                Ts, lo = np.sort(s["T"].unique()).astype(float), float(s.loc[s["REG_OPT"] > 0, "REG_OPT"].min())
-                pp.guide(ax, Ts[0], lo * 0.5, Ts, 2 / 3, r"$\propto T^{2/3}$", colour="0.55", ls=":")
-                pp.guide(ax, Ts[0], lo * 0.5, Ts, 0.5, r"$\propto T^{1/2}$", colour="0.55", ls="-.")
-            if r == 1:
-                ax.axhline(0, color="0.3", lw=0.8)
-            if r == 2:
-                gam = s.groupby("T")["gamma"].first().dropna()
-                ax.plot(gam.index, gam.values, color="0.3", lw=1, label=r"$\gamma(T) = \min(½, 2T^{-1/3})$")
-                ax.plot(gam.index, 2 * gam.values, color="C3", lw=1, ls="--", label=r"privacy cap $2\gamma$ ($M < 2\gamma T$)")
+                ax.plot(p["T"], p["B_theorem"], color=pp.eps_colour(eps), lw=0.7, ls="--")
+        for algo, label in F5_REFS.items() if r < 2 else ():
+            p = s[s["algo"] == algo]
+            if len(p):
+                pp.curve(ax, p.assign(v=v(p)), "T", "v", algo=algo, label=label)
+        for eps, p in s[s["algo"] == "FI-DP"].groupby("eps") if r < 2 else ():
+            pp.curve(ax, p.assign(v=v(p)), "T", "v", algo="FI-DP", eps=eps, ls="-.", certified="certified",
+                     label=f"FI-DP, {pp.eps_label(eps)} (full information)")
+        if r == 0:
+            Ts, lo = np.sort(s["T"].unique()).astype(float), float(s.loc[s["REG_OPT"] > 0, "REG_OPT"].min())
+            pp.guide(ax, Ts[0], lo * 0.5, Ts, 2 / 3, r"$\propto T^{2/3}$", colour="0.55", ls=":")
+            pp.guide(ax, Ts[0], lo * 0.5, Ts, 0.5, r"$\propto T^{1/2}$", colour="0.55", ls="-.")
+        if r == 1:
+            ax.axhline(0, color="0.3", lw=0.8)
+        if r == 2:
+            gam = s.groupby("T")["gamma"].first().dropna()
+            ax.plot(gam.index, gam.values, color="0.3", lw=1, label=r"$\gamma(T) = \min(½, 2T^{-1/3})$")
+            ax.plot(gam.index, 2 * gam.values, color="C3", lw=1, ls="--", label=r"privacy cap $2\gamma$ ($M < 2\gamma T$)")
     n = b["N"] if len(b) else 0
     pp.figure_legend(fig, [pp.hollow_handle(), pp.band_handle("sem", n, bars=True, what="bars (a, b)")], ncol=3)
     fig.suptitle(rf"F5 — BanditDP (Algorithm 3): regret against horizon, $\delta$ = {float(delta):g}."
