@@ -4,8 +4,9 @@ A round of :func:`privopt.bandits.kernels.episode_kernel` draws, from the projec
 (xoshiro256++ of :mod:`privopt.fastrng`, states seeded as in :mod:`privopt.bandits.streams`):
 
 * environment: the optimal arm's index (one uniform), the K arms of the decision set
-  (:func:`privopt.bandits.kernels.draw_arm_prime`: the zone rejection sampler's uniforms and d − 1
-  normals per arm) and the reward coin (one uniform for ±1 rewards, one normal for Gaussian ones);
+  (:func:`privopt.bandits.kernels.decision_set_start`: one uniform and the two keys of the set's normals;
+  :func:`privopt.bandits.kernels.draw_arm_prime`: the zone rejection sampler's uniforms, and d − 1
+  counter-based normals per arm from :mod:`privopt.counter_normals`) and the reward coin (one uniform for ±1 rewards, one normal for Gaussian ones);
 * noise (private variants): the tree nodes refreshed this round (m nodes in round 1, then
   1 + min(tz(t − 1), m − 1): two on average), each a packed (d+1)×(d+1) symmetric Gaussian or
   Wishart (Bartlett) matrix drawn by the kernel's own samplers.
@@ -17,8 +18,9 @@ list of the group's noise mechanisms.
 
 Large d (Exp. 1, issue 24): :func:`large_d_floor_parts` times, per round at d with K = d² arms and
 Gaussian rewards, the pieces a round cannot do without — the draws by the plain generator
-(:func:`floor_kernel`), the same draws as the prefilter kernel makes them (:func:`floor_kernel_prefilter`:
-the zone test by :func:`privopt.bandits.prefilter._zone_accept`, the same numbers), and the scoring
+(:func:`floor_kernel`, arm by arm), the same draws as the prefilter kernel makes them
+(:func:`floor_kernel_prefilter`: the normals' vectorised fast pass row by row, then the exact pass; the same
+numbers), and the scoring
 product of all arms by one BLAS call: (K×d)·(d×d) in float64 (the batched kernel's method) and in
 float32 (the prefilter kernel's).  Old floor = plain draws + float64 product; new floor = the
 prefilter kernel's draws + float32 product.
@@ -41,10 +43,10 @@ import numpy as np
 
 from privopt.bandits import BanditInstance, variant_params
 from privopt.bandits.instances import zone_mode
-from privopt.bandits.kernels import dim_tag, draw_arm_prime
+from privopt.bandits.kernels import decision_set_start, dim_tag, draw_arm_prime, draw_arm_t
 from privopt.bandits.parameters import MECH_CODES
-from privopt.bandits.prefilter import _draw_arm_row
 from privopt.bandits.streams import episode_streams
+from privopt.counter_normals import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
 from privopt.mechanisms.tree import path_refresh_top
@@ -64,7 +66,6 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
     g = np.zeros(d)
     abuf = np.zeros((d1, d1))
     nodebuf = np.zeros(npk)
-    width = high - low
     acc = 0.0
     est = rng_load(env)
     for t in range(1, n_rounds + 1):
@@ -78,10 +79,9 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
                 else:
                     bartlett_packed_into(noise[gi], gdf[gi], d1, gscale[gi], True, abuf, nodebuf)
             acc += nodebuf[0]
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, high, om, g, ka, kb, j)
             acc += sc
         if reward_gauss:
             z, est = rng_normal_t(est)
@@ -95,19 +95,20 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
 @numba.njit(cache=True)
 def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gauss, n_rounds):
     """The environment draws of ``n_rounds`` rounds as the prefilter kernel makes them (the same numbers as
-    :func:`floor_kernel`'s, by the prefilter kernel's own :func:`privopt.bandits.prefilter._draw_arm_row`),
+    :func:`floor_kernel`'s, by the prefilter kernel's fast and exact passes of :mod:`privopt.counter_normals`),
     the directions stored one arm per row.  Returns a checksum."""
     d = len(dim_tag)
     gr = np.zeros((K, d))
-    width = high - low
     acc = 0.0
     est = rng_load(env)
     for _t in range(n_rounds):
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         for j in range(K):
-            tj, est = _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, gr)
+            tj, est = draw_arm_t(est, d, j == jo, opt_mean, low, high, om)
+            fill_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1)
             acc += tj
+        for j in range(K):  # the exact pass (the prefilter does it where a row's sum of squares is NaN)
+            fix_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1)
         if reward_gauss:
             z, est = rng_normal_t(est)
         else:

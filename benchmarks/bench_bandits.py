@@ -31,7 +31,8 @@ times each, CPU µs per round (``time.process_time``: on a machine shared with o
 process only), medians and the ratio old/new, with each method's floor measured in the same loop
 (``bench_bandit_floor.large_d_floor_parts``: old = the draws + float64 product of all arms, new = the
 same draws as the prefilter kernel makes them + float32 product).  ``--large-d-kernels`` adds others ("buffered",
-"onthefly"), which is how :data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen
+"onthefly"), and ``--previous SRC`` the batched and prefilter kernels of an earlier checkout (run in child
+processes, in the same loop; issue 24's old/new), which is how :data:`privopt.bandits.episodes.BATCHED_MIN_D` was chosen
 (:data:`~privopt.bandits.episodes.PREFILTER_MIN_D` from ``--cost-table --cost-kernel batched`` / ``prefilter``).
 
 ``--cost-table`` times instead the grid of the run-cost model (:mod:`privopt.pipeline.cost`):
@@ -54,6 +55,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 from bench_bandit_floor import floor_us_per_round, large_d_floor_parts  # noqa: E402
@@ -169,8 +172,40 @@ def _cpu_us(params, inst, rounds: int, seed: int, kernel: str) -> float:
     return 1e6 * (time.process_time() - c0) / rounds
 
 
-def large_d(dims: list[int], repeats: int, kernels: list[str]) -> None:
-    """Exp. 1 sizes: the kernels interleaved, with the floors of the old and new method (module docstring)."""
+_PREVIOUS_SNIPPET = """
+import os, sys, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from privopt.bandits import BanditInstance, nonprivate_params, run_episode
+d, rounds, seed, kernel = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+inst = BanditInstance(d=d, gap=0.1, reward="gaussian")
+p = nonprivate_params(100_000, d)
+run_episode(p, inst, 2, 0, kernel=kernel)
+c0 = time.process_time()
+run_episode(p, inst, rounds, seed, kernel=kernel, record=max(1, rounds // 100))
+print(1e6 * (time.process_time() - c0) / rounds)
+"""
+
+
+def _previous_us(src: str, d: int, rounds: int, seed: int, kernel: str) -> float:
+    """CPU µs per round of ``kernel`` of the privopt at ``src`` (another checkout's ``src/``), in a child process
+    (its numba cache lives beside that source, so only the first call compiles)."""
+    env = dict(os.environ, PYTHONPATH=src)
+    out = subprocess.run([sys.executable, "-c", _PREVIOUS_SNIPPET, str(d), str(rounds), str(seed), kernel],
+                         env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def large_d(dims: list[int], repeats: int, kernels: list[str], previous: str | None = None,
+            previous_kernels: tuple[str, ...] = ("batched", "prefilter")) -> None:
+    """Exp. 1 sizes: the kernels interleaved, with the floors of the old and new method (module docstring).
+
+    ``previous``: the ``src/`` folder of an earlier checkout (e.g. a ``git worktree`` of the commit before a
+    change), whose ``previous_kernels`` are timed in the same loop, each in a child process."""
+    if previous:
+        for k in previous_kernels:
+            for d in dims:
+                _previous_us(previous, d, 2, 0, k)  # compile the previous kernels once, untimed
+        kernels = [f"previous:{k}" for k in previous_kernels] + list(kernels)
     print(f"\n# Exp. 1 sizes: NonPrivate, K = d^2, n = 1e5, Gaussian rewards; CPU us per round, median of "
           f"{repeats} interleaved runs per kernel (min-max); floors measured in the same loop")
     head = f"{'d':>3s} {'rounds':>6s} " + " ".join(f"{k + ' us/rd':>24s}" for k in kernels)
@@ -181,12 +216,16 @@ def large_d(dims: list[int], repeats: int, kernels: list[str]) -> None:
         p = nonprivate_params(100_000, d)
         rounds = max(100, 20_000_000 // d**3)
         for k in kernels:
-            run_episode(p, inst, 2, 0, kernel=k)  # compile or load
+            if not k.startswith("previous:"):
+                run_episode(p, inst, 2, 0, kernel=k)  # compile or load
         times = {k: [] for k in kernels}
         parts = []
         for rep in range(repeats):
             for k in kernels:
-                times[k].append(_cpu_us(p, inst, rounds, rep + 1, k))
+                if k.startswith("previous:"):
+                    times[k].append(_previous_us(previous, d, rounds, rep + 1, k.split(":", 1)[1]))
+                else:
+                    times[k].append(_cpu_us(p, inst, rounds, rep + 1, k))
             parts.append(large_d_floor_parts(d, rounds, seed=rep + 1))
         med = {k: statistics.median(v) for k, v in times.items()}
         part = {name: statistics.median(pt[name] for pt in parts) for name in parts[0]}
@@ -209,6 +248,8 @@ def main() -> None:
     ap.add_argument("--large-d-kernels", nargs="*", default=["batched", "prefilter"],
                     help="kernels timed at --large-d (first = the old one the ratio divides)")
     ap.add_argument("--large-d-only", action="store_true", help="skip the d = 5 tables")
+    ap.add_argument("--previous", metavar="SRC", help="src/ of an earlier checkout: its batched and prefilter "
+                    "kernels are timed at --large-d in the same loop (the ratio divides by the first)")
     ap.add_argument("--cost-table", action="store_true", help="time the cost-model grid only")
     ap.add_argument("--cost-dims", type=int, nargs="*", default=[3, 4, 5, 6, 8, 11, 12, 16, 23, 32, 45, 64],
                     help="NonPrivate dimensions of --cost-table")
@@ -225,7 +266,7 @@ def main() -> None:
 
     print(f"# {cpu_model()}, python {platform.python_version()}, load avg {os.getloadavg()[0]:.2f}")
     if args.large_d_only:
-        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels)
+        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels, args.previous)
         return
     print(f"# d = 5, K = 25, n = 5e7 constants, gap 0.1, ±1 rewards; {args.repeats} x {args.rounds} rounds")
     inst = BanditInstance(d=5, gap=0.1)
@@ -269,7 +310,7 @@ def main() -> None:
           "\n# rounds alone (Fig. 5: 9 x the default variant of the mechanism); unshared: (group − dearest alone) /"
           "\n# (one by one − dearest alone)")
     if args.large_d:
-        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels)
+        large_d(args.large_d, args.large_d_repeats, args.large_d_kernels, args.previous)
 
 if __name__ == "__main__":
     main()

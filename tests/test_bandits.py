@@ -270,7 +270,7 @@ def test_zone_accept_decides_as_the_reference_product(d):
     """The repeated-squaring acceptance test of the prefilter kernel = ``u <= zone_accept_prob`` exactly, also
     for u on and within a few ulps of the reference value (where the squaring's rounding differs)."""
     from privopt.bandits.instances import zone_accept_prob
-    from privopt.bandits.prefilter import _zone_accept
+    from privopt.bandits.kernels import zone_accept as _zone_accept
 
     rng = np.random.default_rng(d)
     om = 1.0 - zone_mode(-0.75, 0.65, d) ** 2

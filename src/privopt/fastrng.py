@@ -224,6 +224,12 @@ def rng_chisquare(s, df):
 
 
 @numba.njit(cache=True)
+def _fill_words(s, out):
+    for i in range(out.size):
+        out[i] = rng_next(s)
+
+
+@numba.njit(cache=True)
 def _fill_uniform(s, out):
     for i in range(out.size):
         out[i] = rng_uniform(s)
@@ -273,6 +279,12 @@ class FastGenerator:
         out = np.empty(size)
         fn(self.state, *args, out.reshape(-1))
         return out
+
+    def words(self, size=None):
+        """Raw 64-bit outputs of xoshiro256++ (uint64), as a kernel's ``rng_next_t`` draws them."""
+        out = np.empty(1 if size is None else size, dtype=np.uint64)
+        _fill_words(self.state, out.reshape(-1))
+        return int(out[0]) if size is None else out
 
     def random(self, size=None):
         return self._fill(_fill_uniform, size)

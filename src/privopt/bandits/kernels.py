@@ -60,20 +60,22 @@ import math
 import numba
 import numpy as np
 
-from privopt.bandits.instances import _zone_accept_prob_nb
-from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
+from privopt.bandits.instances import _zone_accept_prob_nb, _zone_envelope_accept_nb, _zone_envelope_k_nb
+from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng import rng_load, rng_next_t, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
 from privopt.mechanisms.tree import EXACT_REFRESH_LEVEL, path_refresh_top
 from privopt.mechanisms.wishart import bartlett_packed_into
 
-__all__ = ["TIE_RTOL", "audit_layout", "audit_width", "dim_tag", "episode_kernel",
-           "episode_kernel_batched", "draw_arm_prime", "sample_decision_sets_nb"]
+__all__ = ["TIE_RTOL", "audit_layout", "audit_width", "decision_set_start", "dim_tag", "draw_arm_prime",
+           "draw_arm_t", "episode_kernel", "episode_kernel_batched", "sample_decision_sets_nb", "zone_accept"]
 
 _REFRESH = EXACT_REFRESH_LEVEL
 #: UCB values within this relative distance of the running maximum count as ties (→ lowest index).
 #: Exact ties occur in round 1 of NonPrivate (θ̃ = 0, V = ρI: every unit arm has the same UCB); the
 #: tolerance makes the choice there deterministic and identical across implementations.
 TIE_RTOL = 1e-12
+_U53 = 2.0 ** -53
 
 
 def dim_tag(d: int) -> tuple:
@@ -82,28 +84,90 @@ def dim_tag(d: int) -> tuple:
 
 
 @numba.njit(cache=True, inline="always")
-def draw_arm_prime(st, d, is_opt, opt_mean, a, width, om, g):
-    """Draw one arm in the θ* = e₁ basis, canonical order; return (T, sc, state) with x' = (T, sc·g).
+def zone_accept(u2, t, om, d):
+    """``u2 <= zone_accept_prob(t, om, d)``, decided without the d/2-long product where it is plain.
 
-    ``st`` is an environment state tuple (:func:`privopt.fastrng.rng_load`).
-    Zone arms: T on [a, a + width] by uniform-proposal rejection (``om`` = 1 − t₀²); then
-    g ← d − 1 standard normals (written to g[1:]) and sc = sqrt((1 − T²)/‖g‖²).
-    """
+    q = r^⌊(d−3)/2⌋ (·√r) by repeated squaring (≤ 2·log₂ d + 2 roundings) and the reference product
+    (⌊(d−3)/2⌋ + 1 roundings) are both within (d + 2 log₂ d + 4)·ε relative of the exact power; outside
+    a margin of twice that around q the comparison is decided by q, inside it by the reference product,
+    so the answer is always the reference's."""
+    if d <= 4:
+        return u2 <= _zone_accept_prob_nb(t, om, d)
+    r = (1.0 - t * t) / om
+    e2 = d - 3
+    n = e2 // 2
+    q = 1.0
+    base = r
+    while n > 0:
+        if n & 1:
+            q *= base
+        base *= base
+        n >>= 1
+    if e2 % 2 == 1:
+        q *= math.sqrt(r)
+    margin = q * (2.0 * (d + 64) * _U53)
+    if u2 < q - margin:
+        return True
+    if u2 > q + margin:
+        return False
+    return u2 <= _zone_accept_prob_nb(t, om, d)
+
+
+@numba.njit(cache=True, inline="always")
+def decision_set_start(st, K):
+    """The environment draws that open a round's decision set: the optimal arm's index
+    jo = ⌊U·K⌋, then the two 64-bit keys (ka, kb) of the set's normals (:mod:`privopt.counter_normals`).
+    Returns (jo, ka, kb, state)."""
+    u0, st = rng_uniform_t(st)
+    ka, st = rng_next_t(st)
+    kb, st = rng_next_t(st)
+    return int(u0 * K), ka, kb, st
+
+
+@numba.njit(cache=True, inline="always")
+def draw_arm_t(st, d, is_opt, opt_mean, a, b, om):
+    """T of one arm from the environment stream: ``opt_mean`` for the optimal arm, else the zone
+    rejection sampler on [a, b] of :mod:`privopt.bandits.instances` (the Gaussian envelope where
+    :func:`~privopt.bandits.instances.zone_envelope_k` says so, else the uniform proposal with the test
+    :func:`zone_accept`; ``om`` = 1 − t₀²).  Returns (T, state)."""
     if is_opt:
-        t = opt_mean
-    else:
+        return opt_mean, st
+    k = _zone_envelope_k_nb(a, b, d)
+    if k > 0.0:
+        s = 1.0 / math.sqrt(2.0 * k)
         while True:
-            u1, st = rng_uniform_t(st)
-            t = a + width * u1
-            if d == 3:
-                break
-            u2, st = rng_uniform_t(st)
-            if u2 <= _zone_accept_prob_nb(t, om, d):
-                break
+            z, st = rng_normal_t(st)
+            t = s * z
+            if a <= t <= b:
+                u, st = rng_uniform_t(st)
+                if _zone_envelope_accept_nb(u, t, k):
+                    return t, st
+    width = b - a
+    while True:
+        u1, st = rng_uniform_t(st)
+        t = a + width * u1
+        if d == 3:
+            return t, st
+        u2, st = rng_uniform_t(st)
+        if zone_accept(u2, t, om, d):
+            return t, st
+
+
+@numba.njit(cache=True, inline="always")
+def draw_arm_prime(st, d, is_opt, opt_mean, a, b, om, g, ka, kb, j):
+    """Draw arm j in the θ* = e₁ basis, canonical order; return (T, sc, state) with x' = (T, sc·g).
+
+    ``st`` is an environment state tuple (:func:`privopt.fastrng.rng_load`): T by :func:`draw_arm_t`;
+    then g[1:] ← the d − 1 normals of slots j(d − 1) … j(d − 1) + d − 2 of the round's stream (ka, kb)
+    (:mod:`privopt.counter_normals`) and sc = sqrt((1 − T²)/‖g‖²).
+    """
+    t, st = draw_arm_t(st, d, is_opt, opt_mean, a, b, om)
+    p0 = np.uint64(j * (d - 1))
+    fill_normals(ka, kb, p0, g, 1, d - 1)
+    fix_normals(ka, kb, p0, g, 1, d - 1)
     ss = 0.0
     for i in range(1, d):
-        z, st = rng_normal_t(st)
-        g[i] = z
+        z = g[i]
         ss += z * z
     return t, math.sqrt((1.0 - t * t) / ss), st
 
@@ -128,15 +192,13 @@ def sample_decision_sets_nb(env, n_sets, K, opt_mean, a, b, om, hv, hc, hs, arms
     ``env`` is a FastGenerator state; arms are returned in the original basis.
     """
     d = hv.shape[0]
-    width = b - a
     g = np.zeros(d)
     st = rng_load(env)
     for r in range(n_sets):
-        u, st = rng_uniform_t(st)
-        jo = int(u * K)
+        jo, ka, kb, st = decision_set_start(st, K)
         j_opt[r] = jo
         for j in range(K):
-            t, sc, st = draw_arm_prime(st, d, j == jo, opt_mean, a, width, om, g)
+            t, sc, st = draw_arm_prime(st, d, j == jo, opt_mean, a, b, om, g, ka, kb, j)
             means[r, j] = t
             _embed(t, sc, g, hv, hc, hs, d, arms[r, j])
     rng_store(env, st)
@@ -491,7 +553,6 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
     # ---- preallocation (nothing is allocated inside the round loop) ----
     G, u, V, C, Ci, B, invd, ut, yv, cv, g, x, eta, Nsum, abuf, nodebuf = _episode_buffers(d, m, mech)
     bg = np.zeros(d)  # g of the best arm so far
-    width = high - low
     do_trace = trace.shape[0] > 0
     n_rec = rec_t.shape[0]
     n_aud = audit_t.shape[0]
@@ -514,14 +575,13 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
         beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
         _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
         # ---- decision set, scored on the fly: w = B x' = T·B[:,0] + sc·B[:,1:]g ----
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         best = -1
         best_ucb = -np.inf
         best_t = 0.0
         best_sc = 0.0
         for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, high, om, g, ka, kb, j)
             mean = 0.0
             nrm = 0.0
             for i in range(d):
@@ -578,7 +638,6 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
     Bt = np.zeros((d, d))
     mean = np.zeros(K)
     nrm = np.zeros(K)
-    width = high - low
     do_trace = trace.shape[0] > 0
     n_rec = rec_t.shape[0]
     n_aud = audit_t.shape[0]
@@ -604,10 +663,9 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
                 s += B[i, k] * yv[i]
             tp[k] = s
         # ---- decision set into X' (rows; θ* = e₁ basis) ----
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, high, om, g, ka, kb, j)
             Xp[j, 0] = tj
             for i in range(1, d):
                 Xp[j, i] = sc * g[i]

@@ -50,6 +50,7 @@ from privopt.bandits.kernels import (
     _record_start,
     _release_and_factor,
     _tree_advance,
+    decision_set_start,
     draw_arm_prime,
 )
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
@@ -197,7 +198,6 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     n_opt = np.zeros(nv, dtype=np.int64)
     draws = np.zeros(nv, dtype=np.int64)
     cum = np.zeros(nv)
-    width = high - low
     do_trace = trace.shape[1] > 0
     n_rec = rec_t.shape[0]
     n_aud = audit_t.shape[0]
@@ -213,10 +213,9 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                 gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
                                             gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
         # ---- the decision set, drawn once (its stream is not the noise streams': order immaterial) ----
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, width, om, g)
+            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, high, om, g, ka, kb, j)
             Tb[j] = tj
             Sb[j] = sc
             for k in range(1, d):

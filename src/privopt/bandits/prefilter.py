@@ -6,15 +6,12 @@ chosen arms, regret records, counters, audit rows and final stream states — at
 of :func:`~privopt.bandits.kernels.episode_kernel_batched` for the Exp. 1 sizes (K = d² arms, d up to 64).
 It changes the method, not the result:
 
-1. **Draws** (the same numbers, from the same generator calls, in the same order): the zone sampler's
-   acceptance test f(t)/f(t₀) = r^((d−3)/2) (:func:`privopt.bandits.instances.zone_accept_prob`, a chain
-   of d/2 multiplications) is decided by a repeated-squaring power with an error bound, the reference
-   product being evaluated only when u lies within that bound of it (:func:`_zone_accept`).  The Gaussian
-   directions are stored one arm per row (``Gr[j, i]``); after each :data:`ARM_BLOCK` arms the d − 1
-   squares of each arm are summed, in the reference's order, for 8 arms at once (independent chains).  (Reading the stream through a buffer whose
-   normals' fast path is precomputed in a vectorised loop was tried: no faster on the AMD EPYC build host,
-   ≈ 2.8 ns a normal either way, so the draws of the decision set — the K(d − 1) normals — stay this
-   kernel's floor while the random stream is kept.)
+1. **Draws** (the same numbers as the reference kernel): T_j by the shared
+   :func:`~privopt.bandits.kernels.draw_arm_t`; the Gaussian directions, stored one arm per row
+   (``Gr[j, i]``), by the vectorised fast pass of :mod:`privopt.counter_normals` (NaN where the
+   ziggurat's first attempt is rejected).  After each :data:`ARM_BLOCK` arms the d − 1 squares of each
+   arm are summed, in the reference's order, for 8 arms at once (independent chains); a NaN sum marks
+   an arm whose rejected slots are then redone by the exact pass and summed again.
 2. **Scores in float32**: with B = C⁻¹Q (the reference's matrix) and x'_j = (T_j, sc_j·g_j),
    W = fl32(B)·fl32(X') by one BLAS sgemm (``np.dot``), then m_j = Σ_i y_i W_ij and n_j = Σ_i W_ij² in
    float64, and u_j = m_j + β·√n_j.
@@ -68,7 +65,6 @@ import math
 import numba
 import numpy as np
 
-from privopt.bandits.instances import _zone_accept_prob_nb
 from privopt.bandits.kernels import (
     TIE_RTOL,
     _audit_dump,
@@ -79,8 +75,11 @@ from privopt.bandits.kernels import (
     _record_start,
     _release_and_factor,
     _tree_advance,
+    decision_set_start,
+    draw_arm_t,
 )
-from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
+from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng import rng_load, rng_store
 
 __all__ = ["episode_kernel_prefilter", "score_bound", "ARM_BLOCK"]
 
@@ -95,57 +94,6 @@ _LANES = 16
 @numba.njit(cache=True, inline="always")
 def _gamma(n, unit):
     return n * unit / (1.0 - n * unit)
-
-
-@numba.njit(cache=True, inline="always")
-def _zone_accept(u2, t, om, d):
-    """``u2 <= zone_accept_prob(t, om, d)``, decided without the d/2-long product where it is plain.
-
-    q = r^⌊(d−3)/2⌋ (·√r) by repeated squaring (≤ 2·log₂ d + 2 roundings) and the reference product
-    (⌊(d−3)/2⌋ + 1 roundings) are both within (d + 2 log₂ d + 4)·ε relative of the exact power; outside
-    a margin of twice that around q the comparison is decided by q, inside it by the reference."""
-    if d <= 4:
-        return u2 <= _zone_accept_prob_nb(t, om, d)
-    r = (1.0 - t * t) / om
-    e2 = d - 3
-    n = e2 // 2
-    q = 1.0
-    base = r
-    while n > 0:
-        if n & 1:
-            q *= base
-        base *= base
-        n >>= 1
-    if e2 % 2 == 1:
-        q *= math.sqrt(r)
-    margin = q * (2.0 * (d + 64) * _U64)
-    if u2 < q - margin:
-        return True
-    if u2 > q + margin:
-        return False
-    return u2 <= _zone_accept_prob_nb(t, om, d)
-
-
-@numba.njit(cache=True, inline="always")
-def _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, Gr):
-    """Arm j of the round's decision set, drawn as :func:`privopt.bandits.kernels.draw_arm_prime` draws it
-    (the same numbers in the same order): T_j (opt_mean for the optimal arm ``jo``, else the zone rejection
-    sampler, its test by :func:`_zone_accept`) and the d − 1 normals into ``Gr[j, 1:]``.  Returns (T_j, est)."""
-    if j == jo:
-        tj = opt_mean
-    else:
-        while True:
-            u1, est = rng_uniform_t(est)
-            tj = low + width * u1
-            if d == 3:
-                break
-            u2, est = rng_uniform_t(est)
-            if _zone_accept(u2, tj, om, d):
-                break
-    for i in range(1, d):
-        z, est = rng_normal_t(est)
-        Gr[j, i] = z
-    return tj, est
 
 
 @numba.njit(cache=True, inline="always")
@@ -276,7 +224,6 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     tb = np.zeros(_LANES)
     sb = np.zeros(_LANES)
     ssb = np.zeros(8)
-    width = high - low
     do_trace = trace.shape[0] > 0
     n_rec = rec_t.shape[0]
     n_aud = audit_t.shape[0]
@@ -312,13 +259,13 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
             A += abs(yv[i]) * math.sqrt(s)
         sF = math.sqrt(F)
         # ---- decision set (environment stream, canonical order), arms one per row ----
-        u0, est = rng_uniform_t(est)
-        jo = int(u0 * K)
+        jo, ka, kb, est = decision_set_start(est, K)
         for j0 in range(0, K, ARM_BLOCK):
             j1 = min(K, j0 + ARM_BLOCK)
-            for j in range(j0, j1):
-                tj, est = _draw_arm_row(est, j, jo, opt_mean, low, width, om, d, Gr)
+            for j in range(j0, j1):  # T_j, and the fast pass of the normals (NaN where the ziggurat rejects)
+                tj, est = draw_arm_t(est, d, j == jo, opt_mean, low, high, om)
                 Tb[j] = tj
+                fill_normals(ka, kb, np.uint64(j * (d - 1)), Gr[j], 1, d - 1)
             # the block's sums of squares (each in the reference's order; 8 arms at a time, independent
             # chains), scales and float32 arms
             for j8 in range(j0, j1, 8):
@@ -356,6 +303,12 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
                     j = j8 + l
                     tj = Tb[j]
                     ss = ssb[l]
+                    if ss != ss:  # a rejected attempt (≈ 1.2 % of slots): the slots' exact pass, then ‖g‖²
+                        fix_normals(ka, kb, np.uint64(j * (d - 1)), Gr[j], 1, d - 1)
+                        ss = 0.0
+                        for i in range(1, d):
+                            z = Gr[j, i]
+                            ss += z * z
                     sc = math.sqrt((1.0 - tj * tj) / ss)
                     Sb[j] = sc
                     xi2[j] = tj * tj + sc * sc * ss
