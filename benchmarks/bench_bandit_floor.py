@@ -19,8 +19,8 @@ list of the group's noise mechanisms.
 Large d (Exp. 1, issue 24): :func:`large_d_floor_parts` times, per round at d with K = d² arms and
 Gaussian rewards, the pieces a round cannot do without — the draws by the plain generator
 (:func:`floor_kernel`, arm by arm), the same draws as the prefilter kernel makes them
-(:func:`floor_kernel_prefilter`: the normals' vectorised fast pass row by row, then the exact pass; the same
-numbers), and the scoring
+(:func:`floor_kernel_prefilter`: the normals' vectorised fast pass row by row, the exact pass where a row
+needs it; the same numbers), and the scoring
 product of all arms by one BLAS call: (K×d)·(d×d) in float64 (the batched kernel's method) and in
 float32 (the prefilter kernel's).  Old floor = plain draws + float64 product; new floor = the
 prefilter kernel's draws + float32 product.
@@ -105,10 +105,10 @@ def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gaus
         jo, ka, kb, est = decision_set_start(est, K)
         for j in range(K):
             tj, est = draw_arm_t(est, d, j == jo, opt_mean, low, high, om)
-            fill_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1)
+            bad = fill_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1)
+            if bad:
+                fix_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1, bad)
             acc += tj
-        for j in range(K):  # the exact pass (the prefilter does it where a row's sum of squares is NaN)
-            fix_normals(ka, kb, np.uint64(j * (d - 1)), gr[j], 1, d - 1)
         if reward_gauss:
             z, est = rng_normal_t(est)
         else:

@@ -476,6 +476,8 @@ def test_an_undecided_claim_at_the_papers_runs_asks_for_more_runs_or_the_horizon
         ({"shariff2018": {"exp3": {"gaps": [0.1, 0.1]}}}, "shariff2018.exp3.gaps"),
         ({"shariff2018": {"exp2": {"variants": ["laplace"]}}}, "'laplace' is not one of"),
         ({"shariff2018": "none"}, "shariff2018"),
+        ({"shariff2018": {"exp1": {"runs_by_d": {99: 3}}}}, "shariff2018.exp1.runs_by_d names d = [99]"),
+        ({"shariff2018": {"exp1": {"runs_by_d": {5: 1}}}}, "shariff2018.exp1.runs_by_d"),
     ],
 )
 def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_path):
@@ -492,6 +494,8 @@ def test_bad_config_is_refused_naming_the_key_and_the_file(override, key, tmp_pa
     ({"shariff2018": {"exp2": {"plot_until": 1000}}}, {}),
     # a key every run of one experiment reads: exactly those runs
     ({"shariff2018": {"exp3": {"rec_points": 5}}}, {"shariff2018_runs_exp3": 4}),
+    # more runs at one d (a reference's next part): only the new seed blocks, in both reward models
+    ({"shariff2018": {"exp1": {"runs_by_d": {5: 6}}}}, {"shariff2018_runs_exp1": 4}),
 ])
 def test_config_edits_plan_only_the_run_jobs_that_read_them(edit, expected):
     """The run files (under the digest of the settings each reads) a smoke-config edit adds: what the workflow

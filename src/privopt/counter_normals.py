@@ -15,15 +15,17 @@ The stream (a documented contract: changing it changes every stored Shariff & Sh
   and γ = 0x9E3779B97F4A7C15.  For fixed (ka, kb) the inner ``mix(ka + (c + 1)·γ)`` is exactly SplitMix64
   seeded with ka; the outer keyed mix by kb makes two streams whose ka windows happen to overlap unrelated.
   Both maps are bijections of 64-bit words, so distinct counters give distinct words.
-* **Slots.**  Normal number p (0 ≤ p < 2³²) of the stream is the ziggurat of :func:`privopt.fastrng.rng_normal_t`
-  (256 layers, numpy's layout: 8 index bits, 1 sign bit, 52 magnitude bits, exact wedges and tail) run on
-  the words c = p, p + 2³², p + 2·2³², … (attempt 0 on word p; the k-th further word of the slot on
-  counter p + k·2³²).  Every slot is an exact, independent N(0, 1) draw.
+* **Slots.**  Normal number p (0 ≤ p < 2³²) of the stream is Marsaglia & Tsang's ziggurat ("The ziggurat
+  method for generating random variables", J. Stat. Softw. 5(8), 2000) with :data:`LAYERS` = 1024 layers in
+  the word layout of :func:`privopt.fastrng.rng_normal_t` (numpy's, with 10 index bits: index, 1 sign
+  bit, 52 magnitude bits; exact wedges and tail) run on the words c = p, p + 2³², p + 2·2³², … (attempt 0
+  on word p; the k-th further word of the slot on counter p + k·2³²).  Every slot is an exact,
+  independent N(0, 1) draw.
 * **Two passes, the same numbers.**  :func:`normal_fast` computes attempt 0 only and returns NaN when it is
   rejected (≈ 1.2 % of slots: the wedges and the tail); :func:`normal_exact` runs the slot's whole
-  ziggurat from attempt 0.  A kernel fills a block with the vectorised fast pass and redoes the NaN slots
-  with the exact one (:func:`fill_normals` + :func:`fix_normals`, or its own NaN test, e.g. on a row's
-  sum of squares).  Redoing a rejected slot from its own words — never replacing it by a fresh draw —
+  ziggurat from attempt 0.  A kernel fills a block with the vectorised fast pass (:func:`fill_normals`,
+  which also counts the rejected slots) and, where the count is not 0, redoes the NaN slots with the exact
+  one (:func:`fix_normals`).  Redoing a rejected slot from its own words — never replacing it by a fresh draw —
   is what keeps the law exact.
 
 :func:`normals_numpy` is an independent plain-numpy implementation of the same stream (the reference the
@@ -37,9 +39,42 @@ import math
 import numba
 import numpy as np
 
-from privopt.fastrng import _FI, _KI, _WI, _ZIG_R
+#: Layers of this module's ziggurat (4 × the 256 of :mod:`privopt.fastrng`: a first attempt is rejected
+#: 4 × less often, 0.3 % against 1.2 %, and the exact pass is the dear part of a vectorised fill).
+LAYERS = 1024
+#: Start of the tail and common area of the layers for :data:`LAYERS` layers of exp(−x²/2) (the solution of
+#: Marsaglia & Tsang's closure equation, the top layer's area = v; computed with scipy's brentq to 1e-15 —
+#: the same method gives their published 3.6541528853610088 / 4.92867323399e-3 for 256 layers).
+_ZIG_R = 4.038849846109504
+_ZIG_V = 0.0012263246463530893
 
-__all__ = ["GOLDEN", "SLOT_LIMIT", "fill_normals", "fix_normals", "mix64", "normal_exact", "normal_fast",
+
+def _ziggurat_tables(layers: int, r: float, v: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Marsaglia–Tsang tables with 52-bit magnitudes (ki, wi, fi), the construction of
+    :func:`privopt.fastrng._ziggurat_tables` for ``layers`` layers."""
+    m1 = 2.0**52
+    ki = np.zeros(layers, dtype=np.uint64)
+    wi = np.zeros(layers)
+    fi = np.zeros(layers)
+    dn = tn = r
+    q = v / math.exp(-0.5 * dn * dn)
+    ki[0] = np.uint64(int(dn / q * m1))
+    wi[0] = q / m1
+    wi[layers - 1] = dn / m1
+    fi[0] = 1.0
+    fi[layers - 1] = math.exp(-0.5 * dn * dn)
+    for i in range(layers - 2, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
+        ki[i + 1] = np.uint64(int(dn / tn * m1))
+        tn = dn
+        fi[i] = math.exp(-0.5 * dn * dn)
+        wi[i] = dn / m1
+    return ki, wi, fi
+
+
+_KI, _WI, _FI = _ziggurat_tables(LAYERS, _ZIG_R, _ZIG_V)
+
+__all__ = ["GOLDEN", "LAYERS", "SLOT_LIMIT", "fill_normals", "fix_normals", "mix64", "normal_exact", "normal_fast",
            "normals_numpy", "word", "words_numpy"]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -54,7 +89,8 @@ _S32 = np.uint64(32)
 _U1 = np.uint64(1)
 _U8 = np.uint64(8)
 _U11 = np.uint64(11)
-_UFF = np.uint64(0xFF)
+_IDX = np.uint64(LAYERS - 1)
+_IDX_BITS = np.uint64(10)
 _MANT = np.uint64(0x000FFFFFFFFFFFFF)
 _INV53 = 1.0 / 9007199254740992.0
 
@@ -82,8 +118,8 @@ def _uniform(ka, kb, c):
 def normal_fast(ka, kb, p):
     """Attempt 0 of slot p: the normal if it is accepted by the ziggurat's rectangle test, else NaN."""
     r = word(ka, kb, np.uint64(p))
-    idx = r & _UFF
-    r >>= _U8
+    idx = r & _IDX
+    r >>= _IDX_BITS
     rabs = (r >> _U1) & _MANT
     x = float(rabs) * _WI[idx]
     if r & _U1:
@@ -99,8 +135,8 @@ def normal_exact(ka, kb, p):
     while True:
         r = word(ka, kb, base + (k << _S32))
         k += _U1
-        idx = int(r & _UFF)
-        r >>= _U8
+        idx = int(r & _IDX)
+        r >>= _IDX_BITS
         sign = r & _U1
         rabs = (r >> _U1) & _MANT
         x = float(rabs) * _WI[idx]
@@ -126,17 +162,28 @@ def normal_exact(ka, kb, p):
 
 @numba.njit(cache=True, inline="always")
 def fill_normals(ka, kb, p0, out, i0, n):
-    """Fast pass: out[i0 + i] = :func:`normal_fast` (ka, kb, p0 + i) for i < n (NaN where rejected)."""
+    """Fast pass: out[i0 + i] = :func:`normal_fast` (ka, kb, p0 + i) for i < n (NaN where rejected).
+
+    Returns the number of rejected slots (counted in the same vectorised loop), so that a caller runs
+    :func:`fix_normals` only on blocks that need it."""
+    bad = 0
     for i in range(n):
-        out[i0 + i] = normal_fast(ka, kb, p0 + i)
+        x = normal_fast(ka, kb, p0 + i)
+        out[i0 + i] = x
+        bad += x != x
+    return bad
 
 
 @numba.njit(cache=True, inline="always")
-def fix_normals(ka, kb, p0, out, i0, n):
-    """Exact pass over a filled block: every NaN slot redone by :func:`normal_exact`."""
-    for i in range(n):
+def fix_normals(ka, kb, p0, out, i0, n, bad):
+    """Exact pass over a filled block with ``bad`` NaN slots (:func:`fill_normals`' count): each redone by
+    :func:`normal_exact`; the scan stops at the last one."""
+    i = 0
+    while bad > 0:
         if out[i0 + i] != out[i0 + i]:
             out[i0 + i] = normal_exact(ka, kb, p0 + i)
+            bad -= 1
+        i += 1
 
 
 # ----------------------------------------------------------------------------- plain numpy reference
@@ -165,8 +212,8 @@ def _exact_numpy(ka: int, kb: int, p: int) -> float:
 
     while True:
         r = nxt()
-        idx = r & 0xFF
-        r >>= 8
+        idx = r & (LAYERS - 1)
+        r >>= 10
         rabs = (r >> 1) & 0x000FFFFFFFFFFFFF
         x = float(rabs) * float(_WI[idx])
         if r & 1:
@@ -191,8 +238,8 @@ def normals_numpy(ka: int, kb: int, p0: int, n: int) -> np.ndarray:
     if not (0 <= p0 and p0 + n <= SLOT_LIMIT):
         raise ValueError(f"slots {p0}…{p0 + n - 1} outside 0…2^32 − 1")
     r = words_numpy(ka, kb, np.arange(p0, p0 + n, dtype=np.uint64))
-    idx = (r & _UFF).astype(np.intp)
-    r = r >> _U8
+    idx = (r & _IDX).astype(np.intp)
+    r = r >> _IDX_BITS
     rabs = (r >> _U1) & _MANT
     x = rabs.astype(np.float64) * _WI[idx]
     x = np.where((r & _U1).astype(bool), -x, x)

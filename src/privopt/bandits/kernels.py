@@ -163,8 +163,9 @@ def draw_arm_prime(st, d, is_opt, opt_mean, a, b, om, g, ka, kb, j):
     """
     t, st = draw_arm_t(st, d, is_opt, opt_mean, a, b, om)
     p0 = np.uint64(j * (d - 1))
-    fill_normals(ka, kb, p0, g, 1, d - 1)
-    fix_normals(ka, kb, p0, g, 1, d - 1)
+    bad = fill_normals(ka, kb, p0, g, 1, d - 1)
+    if bad:
+        fix_normals(ka, kb, p0, g, 1, d - 1, bad)
     ss = 0.0
     for i in range(1, d):
         z = g[i]

@@ -51,8 +51,9 @@ from privopt.bandits.kernels import (
     _release_and_factor,
     _tree_advance,
     decision_set_start,
-    draw_arm_prime,
+    draw_arm_t,
 )
+from privopt.counter_normals import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 
 __all__ = ["lockstep_kernel", "noise_group_key"]
@@ -193,6 +194,7 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     Tb = np.zeros(K)
     Sb = np.zeros(K)
     Gb = np.zeros((d, K))
+    flat = np.zeros(K * (d - 1))  # the round's K(d − 1) normals, slot order (one vectorised pass)
     ucbv = np.zeros(K)
     pd_fail = np.zeros(nv, dtype=np.int64)
     n_opt = np.zeros(nv, dtype=np.int64)
@@ -214,12 +216,19 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                                             gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
         # ---- the decision set, drawn once (its stream is not the noise streams': order immaterial) ----
         jo, ka, kb, est = decision_set_start(est, K)
-        for j in range(K):
-            tj, sc, est = draw_arm_prime(est, d, j == jo, opt_mean, low, high, om, g, ka, kb, j)
-            Tb[j] = tj
-            Sb[j] = sc
+        nflat = K * (d - 1)
+        bad = fill_normals(ka, kb, np.uint64(0), flat, 0, nflat)
+        if bad:
+            fix_normals(ka, kb, np.uint64(0), flat, 0, nflat, bad)
+        for j in range(K):  # T_j, then the arm's normals and scale as draw_arm_prime computes them
+            tj, est = draw_arm_t(est, d, j == jo, opt_mean, low, high, om)
+            ss = 0.0
             for k in range(1, d):
-                Gb[k, j] = g[k]
+                z = flat[j * (d - 1) + k - 1]
+                Gb[k, j] = z
+                ss += z * z
+            Tb[j] = tj
+            Sb[j] = math.sqrt((1.0 - tj * tj) / ss)
         # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q (audit rows here);
         #      the UCB of every arm, then the running argmax ----
         audit_now = ai < n_aud and audit_t[ai] == t

@@ -8,10 +8,10 @@ It changes the method, not the result:
 
 1. **Draws** (the same numbers as the reference kernel): T_j by the shared
    :func:`~privopt.bandits.kernels.draw_arm_t`; the Gaussian directions, stored one arm per row
-   (``Gr[j, i]``), by the vectorised fast pass of :mod:`privopt.counter_normals` (NaN where the
-   ziggurat's first attempt is rejected).  After each :data:`ARM_BLOCK` arms the d − 1 squares of each
-   arm are summed, in the reference's order, for 8 arms at once (independent chains); a NaN sum marks
-   an arm whose rejected slots are then redone by the exact pass and summed again.
+   (``Gr[j, i]``), by the vectorised fast pass of :mod:`privopt.counter_normals` and, in a row where
+   the ziggurat's first attempt was rejected somewhere, its exact pass.  After each :data:`ARM_BLOCK` arms
+   the d − 1 squares of each arm are summed, in the reference's order, for 8 arms at once (independent
+   chains).
 2. **Scores in float32**: with B = C⁻¹Q (the reference's matrix) and x'_j = (T_j, sc_j·g_j),
    W = fl32(B)·fl32(X') by one BLAS sgemm (``np.dot``), then m_j = Σ_i y_i W_ij and n_j = Σ_i W_ij² in
    float64, and u_j = m_j + β·√n_j.
@@ -262,10 +262,13 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
         jo, ka, kb, est = decision_set_start(est, K)
         for j0 in range(0, K, ARM_BLOCK):
             j1 = min(K, j0 + ARM_BLOCK)
-            for j in range(j0, j1):  # T_j, and the fast pass of the normals (NaN where the ziggurat rejects)
+            for j in range(j0, j1):  # T_j; the normals' vectorised fast pass, then the exact one where needed
                 tj, est = draw_arm_t(est, d, j == jo, opt_mean, low, high, om)
                 Tb[j] = tj
-                fill_normals(ka, kb, np.uint64(j * (d - 1)), Gr[j], 1, d - 1)
+                p0 = np.uint64(j * (d - 1))
+                bad = fill_normals(ka, kb, p0, Gr[j], 1, d - 1)
+                if bad:
+                    fix_normals(ka, kb, p0, Gr[j], 1, d - 1, bad)
             # the block's sums of squares (each in the reference's order; 8 arms at a time, independent
             # chains), scales and float32 arms
             for j8 in range(j0, j1, 8):
@@ -303,12 +306,6 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
                     j = j8 + l
                     tj = Tb[j]
                     ss = ssb[l]
-                    if ss != ss:  # a rejected attempt (≈ 1.2 % of slots): the slots' exact pass, then ‖g‖²
-                        fix_normals(ka, kb, np.uint64(j * (d - 1)), Gr[j], 1, d - 1)
-                        ss = 0.0
-                        for i in range(1, d):
-                            z = Gr[j, i]
-                            ss += z * z
                     sc = math.sqrt((1.0 - tj * tj) / ss)
                     Sb[j] = sc
                     xi2[j] = tj * tj + sc * sc * ss

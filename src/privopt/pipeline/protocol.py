@@ -218,6 +218,9 @@ class Experiment:
       is its whitelist; ``table_files`` the tables it writes.
     * ``cost(settings, point, n_seeds) -> seconds`` and ``data_mb(...)`` (optional): the SLURM
       runtime, memory and job grouping of each run job; without them a generic allowance is used.
+    * ``point_runs(section, point) -> n_runs`` (optional): the runs of one point where a configuration
+      gives points different numbers (a reference computed in parts holds fewer runs at its dearest
+      points until all are in); seeds 0…n−1 of that point, in the same blocks.  Default: ``seeds(section)[0]``.
     """
 
     name: str
@@ -233,6 +236,11 @@ class Experiment:
     instances: tuple[str, ...] = ()
     cost: Callable[[dict, Point, int], float] | None = None
     data_mb: Callable[[dict, Point, int], float] | None = None
+    point_runs: Callable[[Section, Point], int] | None = None
+
+    def runs_at(self, section: Section, point: Point) -> int:
+        """How many runs (seeds 0…n−1) the configuration asks of ``point``."""
+        return int(self.point_runs(section, point) if self.point_runs else self.seeds(section)[0])
 
     def execute(self, point: Point, settings: Mapping[str, Any], seeds: Sequence[int],
                 inputs: Mapping[str, str]) -> dict[str, Any]:
@@ -526,13 +534,12 @@ class Paper:
         for exp in self.experiments:
             if experiment is not None and exp.name != experiment:
                 continue
-            n_runs, per_job = exp.seeds(section)
-            blocks = seed_blocks(int(n_runs), int(per_job))
+            per_job = int(exp.seeds(section)[1])
             seen: dict[str, Point] = {}
             for point in exp.points(section):
                 where = point_path(point)
                 if where in seen:
                     raise ConfigError(f"config key {self.key}.{exp.name}: the points {seen[where]} and {point} share the path {where!r}")
                 seen[where] = point
-                for block in blocks:
+                for block in seed_blocks(exp.runs_at(section, point), per_job):
                     yield RunJob(exp.name, point, block)

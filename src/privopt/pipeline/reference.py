@@ -167,9 +167,10 @@ def describe_scale(paper: Paper, section: Mapping[str, Any]) -> str:
     """What ran, per experiment: its label, the number of parameter points and runs per point."""
     parts = []
     for exp in paper.experiments:
-        n_runs, _ = exp.seeds(section)
-        n_points = len(exp.points(section))
-        parts.append(f"{exp.label}: {n_points} point{'s' if n_points != 1 else ''} × {int(n_runs)} runs")
+        points = exp.points(section)
+        runs = sorted({exp.runs_at(section, p) for p in points})
+        many = f"{runs[0]}–{runs[-1]}" if len(runs) > 1 else f"{runs[0]}" if runs else "0"
+        parts.append(f"{exp.label}: {len(points)} point{'s' if len(points) != 1 else ''} × {many} runs")
     return "; ".join(parts)
 
 

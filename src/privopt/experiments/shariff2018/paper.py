@@ -32,6 +32,10 @@ def check(section) -> None:
             raise ConfigError(
                 f"config key shariff2018.{exp}.n_rounds = {rounds} exceeds shariff2018.{exp}.n = {section[exp]['n']} "
                 "(quick runs are prefixes of the full-horizon run)")
+    extra = sorted(set(section["exp1"]["runs_by_d"]) - set(section["exp1"]["dims"]))
+    if extra:
+        raise ConfigError(f"config key shariff2018.exp1.runs_by_d names d = {extra}, which are not in "
+                          f"shariff2018.exp1.dims = {section['exp1']['dims']}")
 
 
 def _sci(x: float) -> str:
@@ -49,7 +53,10 @@ def scale_label(section) -> str:
                    else f"{_sci(e['n_rounds'])}-round prefixes of the {_sci(e['n'])}-round runs")
         grid = (f"d ∈ {{{', '.join(str(d) for d in e['dims'])}}} × 2 reward models, " if name == "exp1"
                 else f"{len(e['gaps'])} gaps, " if name == "exp3" else "")
-        parts.append(f"{what}: {grid}{e['runs']} runs on {horizon}")
+        fewer = e.get("runs_by_d", {})
+        runs = f"{e['runs']} runs" + (" (" + ", ".join(f"{n} at d = {d}" for d, n in sorted(fewer.items())) + ")"
+                                      if fewer else "")
+        parts.append(f"{what}: {grid}{runs} on {horizon}")
     return "; ".join(parts)
 
 
@@ -90,6 +97,8 @@ PAPER = Paper(
                                     for d in section["exp1"]["dims"]],
             settings=lambda section, point: _pick(section["exp1"], EXP1_READS),
             seeds=_seeds("exp1"),
+            point_runs=lambda section, point: int(section["exp1"]["runs_by_d"].get(point["d"],
+                                                                                    section["exp1"]["runs"])),
             run=f"{RUNS}:exp1_job",
             tables=f"{TABLES}:exp1_tables",
             # the reference keeps every 10th recorded round of the curves (every 1,000 at the paper's rec_every)
@@ -141,7 +150,9 @@ PAPER = Paper(
                         'LinUCB over time for d ∈ {{ snakemake.config["shariff2018"]["exp1"]["dims"] }}, K = d², Δ = '
                         '{{ snakemake.config["shariff2018"]["exp1"]["gap"] }}, horizon n = '
                         '{{ snakemake.config["shariff2018"]["exp1"]["n"] }} ({{ '
-                        'snakemake.config["shariff2018"]["exp1"]["runs"] }} runs per curve; ribbons ±1 SEM). Left Gaussian '
+                        'snakemake.config["shariff2018"]["exp1"]["runs"] }} runs per curve{% if snakemake.config["shariff2018"]["exp1"]["runs_by_d"] %}, '
+                        'except {{ snakemake.config["shariff2018"]["exp1"]["runs_by_d"] }} ({d: runs}){% endif %}; '
+                        'ribbons ±1 SEM). Left Gaussian '
                         'N(0,1) reward noise, right ±1 rewards.'),
                inputs={"table": "fig2"}),
         Figure("fig3", title="Figure 3 — total regret versus d, log–log, best-fit line",
