@@ -211,8 +211,8 @@ def test_paper_scale_exp1_runtimes_follow_d():
         if exp.name == "exp1" and job.point["reward"] == "pm1" and job.block == "0-4":
             by_d[job.point["d"]] = minutes
     minutes = [by_d[d] for d in (4, 16, 32, 64)]
-    # d = 4: seconds, the 6-minute floor; d = 64: predicted ≈ 10 min (2026-11-26 constants), asked for 3× + 5
-    assert minutes == sorted(minutes) and minutes[0] < 10 < 30 < minutes[-1]
+    # d = 4: seconds, the 6-minute floor; d = 64: predicted ≈ 7 min (2026-11-26 constants, issue 24), asked for 3× + 5
+    assert minutes == sorted(minutes) and minutes[0] < 10 < 20 < minutes[-1]
 
 
 def test_cluster_groups_follow_the_predicted_length():

@@ -21,10 +21,9 @@ with a rigorous bound, the same results — from d = 20, :data:`~privopt.bandits
 
 Measured constants (:data:`NONPRIVATE_US`, :data:`PRIVATE_US`): CPU µs per round from
 ``python benchmarks/bench_bandits.py --cost-table`` (runs of ≈ 0.3 s CPU; each invocation takes the
-median of 3 runs per point, the table holds the median over :data:`MEASURED_RUNS` invocations,
-3 for the private variants at d = 12, 16), see :data:`MEASURED`; priced per host: the NonPrivate
-rounds from d = 12 (Exp. 1's large sizes, the kernels of issue 24) on the AMD EPYC host
-(:data:`MEASURED_EXP1`), the rest on the Intel Xeon build machine.  The reward model (Gaussian or
+median of 3 runs per point, the table holds the median over :data:`MEASURED_RUNS` invocations), all on
+the AMD EPYC host with the decision-set stream of issue 24, see :data:`MEASURED` (the previous kernels'
+large-d rounds: :data:`MEASURED_EXP1`).  The reward model (Gaussian or
 ±1) changes the cost by less than the scatter (checked at d = 5 and 16).  Between measured d the
 model interpolates linearly in log µs vs log d; below the smallest measured d it keeps that
 value (cost falls with d, so this over-estimates); above the largest it extrapolates with
@@ -53,31 +52,29 @@ __all__ = ["MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
-MEASURED = ("2026-11-24, the 2-core build machine (Intel Xeon, AVX-512), idle (load average < 1); CPU time "
-            "(time.process_time) per round, `python benchmarks/bench_bandits.py --cost-table --repeats 3`")
-#: invocations of the benchmark the medians are over (each 3 repeats per point; the two agreed within 3 %
-#: everywhere except d = 3, within 8 %)
-MEASURED_RUNS = 2
+MEASURED = ("2026-11-26, AMD EPYC (KVM guest, CPU family 26, AVX-512; `lscpu` model name \"AMD EPYC\"), 2 cores, "
+            "the second one busy with a reference run (load average 2.1): CPU time (time.process_time) per round, "
+            "`python benchmarks/bench_bandits.py --cost-table --repeats 3 --cost-dims 3 4 5 6 8 11 12 16 23 32 45 64 "
+            "--cost-private-dims 3 5 8 12 16`, after issue 24's decision-set stream (counter-based normals)")
+#: invocations of the benchmark the medians are over (each 3 repeats per point)
+MEASURED_RUNS = 1
 
-#: Where and how the NonPrivate rounds from d = 12 were measured (issue 24), and the previous kernel's rounds
-MEASURED_EXP1 = ("2026-11-26, AMD EPYC (KVM guest, CPU family 26, AVX-512; `lscpu` model name \"AMD EPYC\"), "
-                 "2 cores shared with other jobs (load average 7-13): CPU time per round, `python "
-                 "benchmarks/bench_bandits.py --cost-table --repeats 3 --cost-dims 12 16 23 32 45 64 "
-                 "--cost-private-dims` (one invocation; d = 23-64 again after the last kernel change, "
-                 "`--cost-dims 23 32 45 64`); the previous kernel (batched from d = 12) measured "
-                 "the same way (`--cost-kernel batched`): " + ", ".join(f"{d}: {v:g}" for d, v in {
-                     12: 11.0, 16: 26.1, 23: 73.3, 32: 216.0, 45: 677.0, 64: 1970.0}.items()))
+#: The NonPrivate rounds from d = 12 before issue 24's stream (the batched kernel, then the prefilter kernel on
+#: the xoshiro stream), measured the same way on the same host: the cost model's history, not used
+MEASURED_EXP1 = ("2026-11-26, AMD EPYC, loaded (load average 7-13): batched " + ", ".join(
+    f"{d}: {v:g}" for d, v in {12: 11.0, 16: 26.1, 23: 73.3, 32: 216.0, 45: 677.0, 64: 1970.0}.items())
+    + "; prefilter " + ", ".join(f"{d}: {v:g}" for d, v in {23: 66.6, 32: 161.0, 45: 435.0, 64: 1190.0}.items()))
 
-#: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto"); d ≥ 12: :data:`MEASURED_EXP1`
+#: NonPrivate LinUCB, K = d² arms, CPU µs per round by d (kernel "auto"), :data:`MEASURED`
 NONPRIVATE_US: dict[int, float] = {
-    3: 0.178, 4: 0.388, 5: 0.623, 6: 1.05, 8: 2.40, 11: 8.53, 12: 11.0, 16: 26.1, 23: 66.6, 32: 161.0,
-    45: 435.0, 64: 1190.0,
+    3: 0.166, 4: 0.326, 5: 0.537, 6: 1.45, 8: 1.50, 11: 5.71, 12: 8.44, 16: 18.1, 23: 47.6, 32: 114.0,
+    45: 300.0, 64: 832.0,
 }
-#: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto")
+#: private variants (n = 5·10^7 constants, ±1 rewards), CPU µs per round by d (kernel "auto"), :data:`MEASURED`
 PRIVATE_US: dict[str, dict[int, float]] = {
-    "gaussian": {3: 0.308, 5: 0.81, 8: 2.71, 12: 10.95, 16: 23.9},
-    "wishart": {3: 0.335, 5: 0.872, 8: 2.85, 12: 11.45, 16: 24.7},
-    "wishart_unshifted": {3: 0.340, 5: 0.873, 8: 2.85, 12: 11.55, 16: 24.7},
+    "gaussian": {3: 0.271, 5: 0.711, 8: 1.88, 12: 9.09, 16: 19.6},
+    "wishart": {3: 0.311, 5: 0.757, 8: 2.00, 12: 9.45, 16: 21.0},
+    "wishart_unshifted": {3: 0.310, 5: 0.748, 8: 2.00, 12: 9.50, 16: 20.3},
 }
 #: Lockstep jobs (issue 14): the fraction of a variant's own round that running it beside the others still
 #: costs (its release, Cholesky, B = C⁻¹Q, arm scoring and update; the arms, the reward coin and the tree
@@ -211,7 +208,7 @@ def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
 
 def summary() -> list[str]:
     """The measured constants, for ``benchmarks/paper_cost.py``."""
-    lines = [f"CPU µs per round ({MEASURED}; NonPrivate from d = 12: {MEASURED_EXP1}):",
+    lines = [f"CPU µs per round ({MEASURED}):",
              "- NonPrivate by d: " + ", ".join(f"{d}: {v:g}" for d, v in NONPRIVATE_US.items())]
     lines += [f"- {v} by d: " + ", ".join(f"{d}: {us:g}" for d, us in t.items()) for v, t in PRIVATE_US.items()]
     lines.append(f"- above the largest measured d: slope {SLOPE_ABOVE:g} in log µs vs log d; "
