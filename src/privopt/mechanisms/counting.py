@@ -277,9 +277,15 @@ def init_state(counter: Counter, rng) -> CounterState:
                         np.zeros((rows, p)), _fast_state(rng), np.zeros(p))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """N(t) into ``out[:p]`` after item t (t = 1, 2, … in order; the fields of a :class:`CounterState` first)."""
+    """N(t) into ``out[:p]`` after item t (t = 1, 2, … in order; the fields of a :class:`CounterState` first).
+
+    Scale 0 (ε = ∞) writes zeros but still draws: skip the call when the random stream must not move (as
+    :func:`prefix_noise` does).  In a hot loop pass ``code`` and ``law`` as constants (branch on them outside the
+    loop, as :func:`prefix_noise` does).  Both rules are measured: any extra branch read at run time inside the
+    loop (a zero fill for scale 0, a run-time counter or law) made a tree step 40–50 ns instead of 7 ns.
+    """
     if code == 0:
         tree_step(t, law, scale, p, n, buf, rng_state, gbuf, out)
     elif code == 1:
@@ -290,14 +296,35 @@ def counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, 
         smooth_step(t, law, scale, p, n, ibuf, buf, rng_state, gbuf, out)
 
 
+@numba.njit(cache=True, inline="always")
+def _fill_law(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
+    if code == 0:
+        for t in range(1, T + 1):
+            counter_step(0, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+    elif code == 1:
+        for t in range(1, T + 1):
+            counter_step(1, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+    elif code == 2:
+        for t in range(1, T + 1):
+            counter_step(2, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+    else:
+        for t in range(1, T + 1):
+            counter_step(3, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+
+
 @numba.njit(cache=True)
 def _fill(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
-    for t in range(1, T + 1):
-        counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+    # counter and law as constants in each loop, so that the loop body holds one counter and one law
+    if law == 0:
+        _fill_law(code, 0, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out)
+    else:
+        _fill_law(code, 1, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out)
 
 
 def prefix_noise(counter: Counter, rng) -> np.ndarray:
     """N(1), …, N(T) as a (T, p) array (the streamed steps, run to the horizon)."""
+    if counter.scale == 0.0:  # ε = ∞: no noise, no draws
+        return np.zeros((counter.T, counter.p))
     st = init_state(counter, rng)
     out = np.empty((counter.T, counter.p))
     _fill(*st, counter.T, out)

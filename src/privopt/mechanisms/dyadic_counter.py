@@ -44,11 +44,11 @@ def tree_state_rows(T: int) -> int:
     return 2 * L + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def tree_step(t, law, scale, p, L, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1 and write N(t) into ``out[:p]`` (one node draw, amortised 2 row copies)."""
     lv = dyadic_level(t)
-    draw_node_into(law, rng_state, p, scale, gbuf, buf[lv])
+    draw_node_into(law, rng_state, p, scale, gbuf, buf, lv)
     eta = buf[0:L]
     partial = buf[L:2 * L + 1]
     dyadic_noise_update(eta, partial, t)

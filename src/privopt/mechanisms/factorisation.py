@@ -86,11 +86,11 @@ def sqrt_state_rows(bands: int) -> int:
     return int(bands) + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def sqrt_step(t, law, scale, p, b, c, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1 (t ≤ T), write N(t) into ``out[:p]``; ``c``: the b coefficients."""
     z = buf[b]
-    draw_node_into(law, rng_state, p, scale, gbuf, z)
+    draw_node_into(law, rng_state, p, scale, gbuf, buf, b)
     top = t - 1 if t - 1 < b - 1 else b - 1
     for k in range(1, top + 1):
         row = (t - 1 - k) % (b - 1)  # y_{t−k} lives in row (t−k−1) mod (b−1)

@@ -56,15 +56,15 @@ def honaker_state_rows(T: int) -> int:
     return 2 * int(T).bit_length() + 3
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def honaker_step(t, law, scale, p, L, u, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1, write N(t) into ``out[:p]``.  ``u``: :func:`honaker_u` (length L)."""
     k = trailing_zeros(t)
     cur = buf[2 * L + 1]
     draw = buf[2 * L + 2]
-    draw_node_into(law, rng_state, p, scale, gbuf, cur)
+    draw_node_into(law, rng_state, p, scale, gbuf, buf, 2 * L + 1)
     for lv in range(1, k + 1):
-        draw_node_into(law, rng_state, p, scale, gbuf, draw)
+        draw_node_into(law, rng_state, p, scale, gbuf, buf, 2 * L + 2)
         a = u[lv]
         b = u[lv] / (2.0 * u[lv - 1])
         for i in range(p):

@@ -83,7 +83,7 @@ def smooth_state_rows(h: int) -> int:
     return 2 * int(h) + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def smooth_step(t, law, scale, p, h, ibuf, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1, write N(t) into ``out[:p]``.  ``ibuf[0]``: the current leaf
     (L_t; (1 << k) − 1 before item 1)."""
@@ -100,7 +100,7 @@ def smooth_step(t, law, scale, p, h, ibuf, buf, rng_state, gbuf, out):
             top += 1
     for q in range(top + 1):
         if (cur >> q) & 1:
-            draw_node_into(law, rng_state, p, scale, gbuf, buf[q])
+            draw_node_into(law, rng_state, p, scale, gbuf, buf, q)
     for q in range(top, -1, -1):
         if (cur >> q) & 1:
             for i in range(p):
