@@ -89,25 +89,25 @@ def sqrt_state_rows(bands: int) -> int:
 @numba.njit(cache=True, inline="always")
 def sqrt_step(t, law, scale, p, b, c, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1 (t ≤ T), write N(t) into ``out[:p]``; ``c``: the b coefficients."""
+    z = buf[b]
     draw_node_into(law, rng_state, p, scale, gbuf, buf, b)
     top = t - 1 if t - 1 < b - 1 else b - 1
-    row = (t - 2) % (b - 1) if b > 1 else 0  # y_{t−k} lives in row (t−k−1) mod (b−1): walk it down
     for k in range(1, top + 1):
+        row = (t - 1 - k) % (b - 1)  # y_{t−k} lives in row (t−k−1) mod (b−1)
         ck = c[k]
         for i in range(p):
-            buf[b, i] -= ck * buf[row, i]
-        row = row - 1 if row > 0 else b - 2
+            z[i] -= ck * buf[row, i]
     inv = 1.0 / c[0]
     if b > 1:
         row = (t - 1) % (b - 1)
         for i in range(p):
-            y = buf[b, i] * inv
+            y = z[i] * inv
             buf[row, i] = y
             buf[b - 1, i] += y
             out[i] = buf[b - 1, i]
     else:
         for i in range(p):
-            buf[b - 1, i] += buf[b, i] * inv
+            buf[b - 1, i] += z[i] * inv
             out[i] = buf[b - 1, i]
 
 

@@ -60,20 +60,17 @@ def honaker_state_rows(T: int) -> int:
 def honaker_step(t, law, scale, p, L, u, buf, rng_state, gbuf, out):
     """Move to the release after item t ≥ 1, write N(t) into ``out[:p]``.  ``u``: :func:`honaker_u` (length L)."""
     k = trailing_zeros(t)
-    cur = 2 * L + 1
-    draw = 2 * L + 2
-    for lv in range(k + 1):  # one draw site: the seed draw is inlined once
-        draw_node_into(law, rng_state, p, scale, gbuf, buf, draw)
-        if lv == 0:
-            for i in range(p):
-                buf[cur, i] = buf[draw, i]
-        else:
-            a = u[lv]
-            b = u[lv] / (2.0 * u[lv - 1])
-            for i in range(p):
-                buf[cur, i] = a * buf[draw, i] + b * (buf[lv - 1, i] + buf[cur, i])
+    cur = buf[2 * L + 1]
+    draw = buf[2 * L + 2]
+    draw_node_into(law, rng_state, p, scale, gbuf, buf, 2 * L + 1)
+    for lv in range(1, k + 1):
+        draw_node_into(law, rng_state, p, scale, gbuf, buf, 2 * L + 2)
+        a = u[lv]
+        b = u[lv] / (2.0 * u[lv - 1])
+        for i in range(p):
+            cur[i] = a * draw[i] + b * (buf[lv - 1, i] + cur[i])
     for i in range(p):
-        buf[k, i] = buf[cur, i]
+        buf[k, i] = cur[i]
     dyadic_noise_update(buf[0:L], buf[L:2 * L + 1], t)
     for i in range(p):
         out[i] = buf[L, i]
