@@ -39,6 +39,8 @@ import math
 import numba
 import numpy as np
 
+from privopt.fastrng import _ziggurat_tables
+
 #: Layers of this module's ziggurat (4 × the 256 of :mod:`privopt.fastrng`: a first attempt is rejected
 #: 4 × less often, 0.3 % against 1.2 %, and the exact pass is the dear part of a vectorised fill).
 LAYERS = 1024
@@ -47,29 +49,6 @@ LAYERS = 1024
 #: the same method gives their published 3.6541528853610088 / 4.92867323399e-3 for 256 layers).
 _ZIG_R = 4.038849846109504
 _ZIG_V = 0.0012263246463530893
-
-
-def _ziggurat_tables(layers: int, r: float, v: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Marsaglia–Tsang tables with 52-bit magnitudes (ki, wi, fi), the construction of
-    :func:`privopt.fastrng._ziggurat_tables` for ``layers`` layers."""
-    m1 = 2.0**52
-    ki = np.zeros(layers, dtype=np.uint64)
-    wi = np.zeros(layers)
-    fi = np.zeros(layers)
-    dn = tn = r
-    q = v / math.exp(-0.5 * dn * dn)
-    ki[0] = np.uint64(int(dn / q * m1))
-    wi[0] = q / m1
-    wi[layers - 1] = dn / m1
-    fi[0] = 1.0
-    fi[layers - 1] = math.exp(-0.5 * dn * dn)
-    for i in range(layers - 2, 0, -1):
-        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
-        ki[i + 1] = np.uint64(int(dn / tn * m1))
-        tn = dn
-        fi[i] = math.exp(-0.5 * dn * dn)
-        wi[i] = dn / m1
-    return ki, wi, fi
 
 
 _KI, _WI, _FI = _ziggurat_tables(LAYERS, _ZIG_R, _ZIG_V)

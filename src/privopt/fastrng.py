@@ -56,22 +56,22 @@ _ZIG_R = 3.6541528853610087963519472518  # start of the tail of the 256-layer no
 _ZIG_V = 4.92867323399e-3  # common area of the layers
 
 
-def _ziggurat_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Marsaglia–Tsang tables for 256 layers with 52-bit magnitudes (ki, wi, fi)."""
+def _ziggurat_tables(layers: int = 256, r: float = _ZIG_R, v: float = _ZIG_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Marsaglia–Tsang tables for ``layers`` layers with 52-bit magnitudes (ki, wi, fi); ``r`` is the start of
+    the tail and ``v`` the common area of the layers (:mod:`privopt.counter_normals` builds its 1,024)."""
     m1 = 2.0**52
-    ki = np.zeros(256, dtype=np.uint64)
-    wi = np.zeros(256)
-    fi = np.zeros(256)
-    dn = tn = _ZIG_R
-    q = _ZIG_V / math.exp(-0.5 * dn * dn)
+    ki = np.zeros(layers, dtype=np.uint64)
+    wi = np.zeros(layers)
+    fi = np.zeros(layers)
+    dn = tn = r
+    q = v / math.exp(-0.5 * dn * dn)
     ki[0] = np.uint64(int(dn / q * m1))
-    ki[1] = np.uint64(0)
     wi[0] = q / m1
-    wi[255] = dn / m1
+    wi[layers - 1] = dn / m1
     fi[0] = 1.0
-    fi[255] = math.exp(-0.5 * dn * dn)
-    for i in range(254, 0, -1):
-        dn = math.sqrt(-2.0 * math.log(_ZIG_V / dn + math.exp(-0.5 * dn * dn)))
+    fi[layers - 1] = math.exp(-0.5 * dn * dn)
+    for i in range(layers - 2, 0, -1):
+        dn = math.sqrt(-2.0 * math.log(v / dn + math.exp(-0.5 * dn * dn)))
         ki[i + 1] = np.uint64(int(dn / tn * m1))
         tn = dn
         fi[i] = math.exp(-0.5 * dn * dn)
