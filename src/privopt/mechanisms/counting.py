@@ -277,14 +277,16 @@ def init_state(counter: Counter, rng) -> CounterState:
                         np.zeros((rows, p)), _fast_state(rng), np.zeros(p))
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
     """N(t) into ``out[:p]`` after item t (t = 1, 2, … in order; the fields of a :class:`CounterState` first).
 
     Scale 0 (ε = ∞) writes zeros but still draws: skip the call when the random stream must not move (as
-    :func:`prefix_noise` does).  In a hot loop pass ``code`` and ``law`` as constants (branch on them outside the
-    loop, as :func:`prefix_noise` does).  Both rules are measured: any extra branch read at run time inside the
-    loop (a zero fill for scale 0, a run-time counter or law) made a tree step 40–50 ns instead of 7 ns.
+    :func:`prefix_noise` does).  A plain call (not inlined into the caller's IR): a kernel that loops over t and
+    knows its counter calls that counter's step directly with a constant law, as the ``_fill_*`` loops below do.
+    Measured (issue 27): a run-time counter or law read inside the loop made a tree step 40–50 ns instead of
+    7 ns; inlining every counter and law into one loop (``inline="always"``) compiled for over 10 minutes on a
+    cold cache, so each loop here holds one counter and its two laws.
     """
     if code == 0:
         tree_step(t, law, scale, p, n, buf, rng_state, gbuf, out)
@@ -296,29 +298,48 @@ def counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, 
         smooth_step(t, law, scale, p, n, ibuf, buf, rng_state, gbuf, out)
 
 
-@numba.njit(cache=True, inline="always")
-def _fill_law(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
-    if code == 0:
+# One loop per counter, the law a constant in each branch (see counter_step).
+@numba.njit(cache=True)
+def _fill_tree(law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
+    if law == 0:
         for t in range(1, T + 1):
-            counter_step(0, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
-    elif code == 1:
-        for t in range(1, T + 1):
-            counter_step(1, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
-    elif code == 2:
-        for t in range(1, T + 1):
-            counter_step(2, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+            tree_step(t, 0, scale, p, n, buf, rng_state, gbuf, out[t - 1])
     else:
         for t in range(1, T + 1):
-            counter_step(3, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out[t - 1])
+            tree_step(t, 1, scale, p, n, buf, rng_state, gbuf, out[t - 1])
 
 
 @numba.njit(cache=True)
-def _fill(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
-    # counter and law as constants in each loop, so that the loop body holds one counter and one law
+def _fill_honaker(law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
     if law == 0:
-        _fill_law(code, 0, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out)
+        for t in range(1, T + 1):
+            honaker_step(t, 0, scale, p, n, params, buf, rng_state, gbuf, out[t - 1])
     else:
-        _fill_law(code, 1, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out)
+        for t in range(1, T + 1):
+            honaker_step(t, 1, scale, p, n, params, buf, rng_state, gbuf, out[t - 1])
+
+
+@numba.njit(cache=True)
+def _fill_sqrt(law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
+    if law == 0:
+        for t in range(1, T + 1):
+            sqrt_step(t, 0, scale, p, n, params, buf, rng_state, gbuf, out[t - 1])
+    else:
+        for t in range(1, T + 1):
+            sqrt_step(t, 1, scale, p, n, params, buf, rng_state, gbuf, out[t - 1])
+
+
+@numba.njit(cache=True)
+def _fill_smooth(law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
+    if law == 0:
+        for t in range(1, T + 1):
+            smooth_step(t, 0, scale, p, n, ibuf, buf, rng_state, gbuf, out[t - 1])
+    else:
+        for t in range(1, T + 1):
+            smooth_step(t, 1, scale, p, n, ibuf, buf, rng_state, gbuf, out[t - 1])
+
+
+_FILLS = (_fill_tree, _fill_honaker, _fill_sqrt, _fill_smooth)  # indexed by Counter.code
 
 
 def prefix_noise(counter: Counter, rng) -> np.ndarray:
@@ -327,7 +348,7 @@ def prefix_noise(counter: Counter, rng) -> np.ndarray:
         return np.zeros((counter.T, counter.p))
     st = init_state(counter, rng)
     out = np.empty((counter.T, counter.p))
-    _fill(*st, counter.T, out)
+    _FILLS[st.code](*st[1:], counter.T, out)
     return out
 
 

@@ -29,29 +29,40 @@ LAPLACE = 1
 NOISE_CODES = {"gaussian": GAUSSIAN, "laplace": LAPLACE}
 
 
+@numba.njit(cache=True)
+def _draw_laplace_row(state, p, scale, gbuf, out, row):
+    """The ℓ2-Laplace seed into ``out[row, :p]``: l2_laplace_into written out (one Gamma(p), then p normals).
+    A called function, not inlined: a Gamma draw costs more than the call, and inlining it into every draw site
+    of every counter made the kernels' compilation take minutes."""
+    st = rng_load(state)
+    gam, st = rng_gamma_t(st, float(p))
+    radius = scale * gam
+    ss = 0.0
+    for i in range(p):
+        z, st = rng_normal_t(st)
+        gbuf[i] = z
+        ss += z * z
+    nrm = math.sqrt(ss)
+    for i in range(p):
+        out[row, i] = radius * (gbuf[i] / nrm)
+    rng_store(state, st)
+
+
 @numba.njit(cache=True, inline="always")
 def draw_node_into(law, state, p, scale, gbuf, out, row):
     """One seed noise of law ``law`` (GAUSSIAN/LAPLACE) and scale σ or λ into ``out[row, :p]`` (FastGenerator
     ``state`` advanced in place; ``gbuf``: scratch of length ≥ p).  A row index, not a view: views made in a
     kernel's loop cost reference counting.  Scale 0 gives zeros but still draws (an early ``return`` for it here made
-    every step of the inlined kernels ~35 ns slower): callers skip it for ε = ∞."""
-    st = rng_load(state)
-    if law == LAPLACE:  # l2_laplace_into written out (a call here costs ~40 ns a step in the kernels)
-        gam, st = rng_gamma_t(st, float(p))
-        radius = scale * gam
-        ss = 0.0
-        for i in range(p):
-            z, st = rng_normal_t(st)
-            gbuf[i] = z
-            ss += z * z
-        nrm = math.sqrt(ss)
-        for i in range(p):
-            out[row, i] = radius * (gbuf[i] / nrm)
+    every step of the inlined kernels ~35 ns slower): callers skip it for ε = ∞.  The Gaussian draw is inlined
+    (p normals: a call would cost more than the draw at small p), the ℓ2-Laplace one is a call."""
+    if law == LAPLACE:
+        _draw_laplace_row(state, p, scale, gbuf, out, row)
     else:
+        st = rng_load(state)
         for i in range(p):
             z, st = rng_normal_t(st)
             out[row, i] = scale * z
-    rng_store(state, st)
+        rng_store(state, st)
 
 
 def coordinate_variance(noise: str, p: int, scale: float) -> float:
