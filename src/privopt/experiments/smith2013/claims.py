@@ -121,8 +121,8 @@ BEYOND = "(beyond the paper) "
 
 @CLAIMS.claim("ST0c.a", "st0c", BEYOND + "Every continual counter's released prefix sum has exactly its formula's "
               "variance: the measured mean N_i(t)² over the draws and coordinates matches Var N_i(t) at every t.",
-              "every per-t ratio measured/formula inside its χ²_ν/ν interval at level 0.05/T (Bonferroni over t: "
-              "all T inside with probability ≥ 95 %), every counter of every guarantee", needs=("st0c",),
+              "every per-t ratio measured/formula inside its χ²_ν/ν interval at level 0.05/(K·T) (Bonferroni over t "
+              "and the K counters: all inside with probability ≥ 95 %), every counter of every guarantee", needs=("st0c",),
               details="ν = draws·p for Gaussian seeds (exact χ² law); Satterthwaite's 2·n·Ȳ²/s²_Y for the ℓ2-Laplace "
                       "seeds (neither Gaussian nor independent across coordinates)")
 def _st0ca(tables, settings):

@@ -67,7 +67,7 @@ def privacy_tables(frames, settings):
     return {"privacy": frames["runs"].reset_index(drop=True)}
 
 
-#: family-wise level of the per-t tolerance of figure ST-0c (Bonferroni over the T items of a counter)
+#: family-wise level of the per-t tolerance of figure ST-0c (Bonferroni over the T items of every counter)
 ST0C_ALPHA = 0.05
 
 
@@ -80,7 +80,8 @@ def st0c_tables(frames, settings):
     ``nu``: Gaussian seeds give Σ_{seeds, i} N_i(t)²/Var ~ χ²_{n·p} exactly (the p coordinates independent); the
     ℓ2-Laplace seeds are neither Gaussian nor independent across coordinates, so ``nu`` is Satterthwaite's
     2·n·Ȳ²/s²_Y from the per-seed Y(t) = Σ_i N_i(t)²/p.  The tolerance is the two-sided χ²_ν/ν interval at level
-    ``ST0C_ALPHA``/T per t (Bonferroni: every t inside it with probability ≥ 95 %)."""
+    ``ST0C_ALPHA``/(K·T) per t, K the number of counters (Bonferroni: every t of every counter inside it with
+    probability ≥ 95 %)."""
     from scipy import stats
 
     runs = frames["runs"]
@@ -96,7 +97,8 @@ def st0c_tables(frames, settings):
     y_var = (t["sum_y2"] - n * t["mean_sq"] ** 2) / np.maximum(n - 1, 1)
     satterthwaite = 2 * n * t["mean_sq"] ** 2 / np.where(y_var > 0, y_var, np.nan)
     t["nu"] = np.where(t["guarantee"] == "gaussian", n * p, satterthwaite)
-    a = ST0C_ALPHA / t["T"].to_numpy(dtype=np.float64)
+    k = t[["guarantee", "counter"]].drop_duplicates().shape[0]
+    a = ST0C_ALPHA / (k * t["T"].to_numpy(dtype=np.float64))
     t["tol_lo"] = stats.chi2.ppf(a / 2, t["nu"]) / t["nu"]
     t["tol_hi"] = stats.chi2.isf(a / 2, t["nu"]) / t["nu"]
     per_t = t[["guarantee", "counter", "bands", "T", "p", "t", "n", "scale", "var", "mean_sq", "ratio", "rms",
