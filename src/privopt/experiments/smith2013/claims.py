@@ -123,8 +123,8 @@ BEYOND = "(beyond the paper) "
               "variance: the measured mean N_i(t)² over the draws and coordinates matches Var N_i(t) at every t.",
               "every per-t ratio measured/formula inside its χ²_ν/ν interval at level 0.05/(K·T) (Bonferroni over t "
               "and the K counters: all inside with probability ≥ 95 %), every counter of every guarantee", needs=("st0c",),
-              details="ν = draws·p for Gaussian seeds (exact χ² law); Satterthwaite's 2·n·Ȳ²/s²_Y for the ℓ2-Laplace "
-                      "seeds (neither Gaussian nor independent across coordinates)")
+              details="ν = draws·p for Gaussian seeds (exact χ² law); draws·2p(p + 1)/(4p + 6) for the ℓ2-Laplace "
+                      "seeds (Satterthwaite's degrees of freedom of one seed's Σ_i z_i², the most kurtotic case)")
 def _st0ca(tables, settings):
     t = tables["st0c"]
     out = []
