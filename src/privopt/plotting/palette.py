@@ -93,6 +93,12 @@ ALGORITHMS: dict[str, AlgoStyle] = {
     "BanditSubmodPFTAL": _s("C0", "^", "-", "BanditSubmodPFTAL"),
     "PFTAL": _s("C0", "o", "-", "PFTAL"),
     "excess": _s("C0", "o", "-", "private − non-private (paired by seed)"),
+    # continual counters (privopt.mechanisms.counting; Smith & Thakurta ST-0c)
+    "tree": _s("C0", "o", "-", "tree (binary mechanism)"),
+    "honaker": _s("C3", "s", "-", "Honaker"),
+    "sqrt": _s("C2", "^", "-", "square root (full)"),
+    "sqrt_banded": _s("C8", "v", "--", "square root (banded)"),
+    "smooth": _s("C4", "D", "-", "smooth binary"),
 }
 
 

@@ -114,6 +114,74 @@ def _st0a(tables, settings):
     return out
 
 
+# ----------------------------------------------------------------------------- ST-0c (new, beyond the paper)
+
+BEYOND = "(beyond the paper) "
+
+
+@CLAIMS.claim("ST0c.a", "st0c", BEYOND + "Every continual counter's released prefix sum has exactly its formula's "
+              "variance: the measured mean N_i(t)² over the draws and coordinates matches Var N_i(t) at every t.",
+              "every per-t ratio measured/formula inside its χ²_ν/ν interval at level 0.05/(K·T) (Bonferroni over t "
+              "and the K counters: all inside with probability ≥ 95 %), every counter of every guarantee", needs=("st0c",),
+              details="ν = draws·p for Gaussian seeds (exact χ² law); draws·2p(p + 1)/(4p + 6) for the ℓ2-Laplace "
+                      "seeds (Satterthwaite's degrees of freedom of one seed's Σ_i z_i², the most kurtotic case)")
+def _st0ca(tables, settings):
+    t = tables["st0c"]
+    out = []
+    for (g, c), x in t.groupby(["guarantee", "counter"], sort=False):
+        n = int(x["n"].min())
+        ratio = x["ratio"].to_numpy(dtype=np.float64)
+        finite(float(ratio.sum()), what=f"{g} {c}: ratios")
+        outside = int(((ratio < x["tol_lo"]) | (ratio > x["tol_hi"])).sum())
+        pooled = float(x["mean_sq"].sum() / x["var"].sum())
+        text = (f"{g} {c}: per-t ratio {fmt_fixed(ratio.min(), 3)}–{fmt_fixed(ratio.max(), 3)} (tolerance "
+                f"{fmt_fixed(float(x['tol_lo'].min()), 3)}–{fmt_fixed(float(x['tol_hi'].max()), 3)}), "
+                f"{outside} of {len(x)} t outside; pooled over t {fmt_fixed(pooled, 4)}")
+        if not x[["tol_lo", "tol_hi"]].notna().all().all():
+            out.append(Outcome(text + " (no tolerance: a zero spread)", None, reading=f"{g} {c}", needs="draws ≥ 2"))
+        elif outside == 0:
+            out.append(Outcome(text, True, reading=f"{g} {c}", details=f"{n} draws, p = {int(x['p'].iloc[0])}"))
+        elif n < MIN_SEEDS:
+            out.append(Outcome(text + f" ({n} draws)", None, reading=f"{g} {c}", needs=f"≥ {MIN_SEEDS} draws"))
+        else:
+            out.append(Outcome(text, False, reading=f"{g} {c}", details=f"{n} draws, p = {int(x['p'].iloc[0])}"))
+    return out
+
+
+@CLAIMS.claim("ST0c.b", "st0c", BEYOND + "Honaker's estimator on the same tree has a smaller variance than the tree's "
+              "at every t > 1, and the measured mean-over-t variance ratio to the tree is the formula's.",
+              "formula: Var_Honaker(t) < Var_tree(t) at every t > 1; measured ratio of the means over t: its 95 % "
+              "interval (over the draws) contains the formula's ratio, every guarantee", needs=("st0c_ratio", "st0c"))
+def _st0cb(tables, settings):
+    t, r = tables["st0c"], tables["st0c_ratio"]
+    out = []
+    for g, x in r.groupby("guarantee", sort=False):
+        rows = x.set_index("counter")
+        if "honaker" not in rows.index or "tree" not in rows.index:
+            out.append(Outcome(f"{g}: tree or honaker did not run", None, reading=g, needs="both counters run"))
+            continue
+        h, n = rows.loc["honaker"], int(rows["n"].min())
+        tree_var = t[(t["guarantee"] == g) & (t["counter"] == "tree")].set_index("t")["var"]
+        hon_var = t[(t["guarantee"] == g) & (t["counter"] == "honaker")].set_index("t")["var"]
+        later = tree_var.index > 1
+        below = bool((hon_var[later] < tree_var[later]).all())
+        est, lo, hi, formula = (float(h[k]) for k in ("ratio", "ratio_lo", "ratio_hi", "ratio_formula"))
+        finite(est, what=f"{g}: measured ratio")
+        text = (f"{g}: measured ratio {fmt_fixed(est, 4)} (95 % {fmt_fixed(lo, 4)} … {fmt_fixed(hi, 4)}), formula "
+                f"{fmt_fixed(formula, 4)}; formula below the tree at every t > 1: {'yes' if below else 'no'}")
+        if not below:
+            holds, needs = False, ""
+        elif lo <= formula <= hi:
+            holds, needs = True, ""
+        elif n < MIN_SEEDS:
+            holds, needs = None, f"≥ {MIN_SEEDS} draws"
+        else:
+            holds, needs = False, ""
+        out.append(Outcome(text, holds, reading=g, needs=needs,
+                           details=f"{n} draws; gain {fmt_fixed(100 * (1 - est), 1)} % of the tree's variance"))
+    return out
+
+
 # ----------------------------------------------------------------------------- ST-1
 
 FIT_LO = 2.0**12

@@ -27,6 +27,8 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
     if experiment == "st0":
         T, d = int(settings["T"]), int(point["d"])
         return BASE_S + n_seeds * T * (NS_PER_STEP["tbap_a"] + NS_PER_STEP["tbap_b"] * d) * 1e-9
+    if experiment == "st0c":  # five counters at most per guarantee, ≈ 20 ns per step and coordinate
+        return BASE_S + 5 * n_seeds * int(settings["T"]) * int(settings["p"]) * 20e-9
     if experiment == "privacy":
         return BASE_S + 4 * 2 * int(settings["samples"]) * 2e-6
     n_eps = len(settings["eps"]) + 1
@@ -44,7 +46,7 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
 
 def job_data_mb(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
     """Data a run job holds: the point streams (and the synthetic points of ST-3)."""
-    if experiment in ("st0", "privacy"):
+    if experiment in ("st0", "st0c", "privacy"):
         return 10.0
     T = int(point["T"]) if "T" in point else int(settings.get("T", 1))
     p = int(point.get("p", 2))

@@ -8,13 +8,15 @@ group, so the tables are deterministic; :func:`privopt.pipeline.summary.seed_sum
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from privopt.experiments.smith2013.streams import PAPER
+from privopt.pipeline.parts import Z95
 from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary
 
 __all__ = ["N_BOOT", "summary", "add_excess", "st0_tables", "st1_tables", "st2_tables", "st3_tables", "st4_tables",
-           "privacy_tables"]
+           "privacy_tables", "st0c_tables"]
 
 
 def summary(runs: pd.DataFrame, by: list[str], value: str, table: str) -> pd.DataFrame:
@@ -63,3 +65,65 @@ def st4_tables(frames, settings):
 
 def privacy_tables(frames, settings):
     return {"privacy": frames["runs"].reset_index(drop=True)}
+
+
+#: family-wise level of the per-t tolerance of figure ST-0c (Bonferroni over the T items of every counter)
+ST0C_ALPHA = 0.05
+
+
+def st0c_tables(frames, settings):
+    """``st0c``: per guarantee, counter and t the measured mean N_i(t)² (``mean_sq``) beside the exact ``var``, RMS
+    errors, the χ² degrees of freedom ``nu`` and the per-t tolerance [``tol_lo``, ``tol_hi``] of ``ratio``;
+    ``st0c_ratio``: per counter the mean over t of the variance (measured, with the SEM over seeds, and exact)
+    and its ratio to the tree's under the same guarantee (measured with a 95 % interval, and exact).
+
+    ``nu``: Gaussian seeds give Σ_{seeds, i} N_i(t)²/Var ~ χ²_{n·p} exactly (the p coordinates independent); the
+    ℓ2-Laplace seeds are neither Gaussian nor independent across coordinates: one seed z = R·U (R ~ Γ(p, λ), U
+    uniform on the sphere) has Var z_i² = (2p + 8)/(p + 1)·m², Cov(z_i², z_j²) = 2/(p + 1)·m² (m = E z_i²), so Y =
+    Σ_i z_i²/p has Satterthwaite degrees of freedom 2m²/Var Y = 2p(p + 1)/(4p + 6) per draw; a sum of independent
+    seeds is less kurtotic, so ``nu`` = n·2p(p + 1)/(4p + 6) is the conservative (widest) law at every t.  The tolerance is the two-sided χ²_ν/ν interval at level
+    ``ST0C_ALPHA``/(K·T) per t, K the number of counters (Bonferroni: every t of every counter inside it with
+    probability ≥ 95 %)."""
+    from scipy import stats
+
+    runs = frames["runs"]
+    keys = ["guarantee", "counter", "t"]
+    t = runs.groupby(keys, sort=True).agg(bands=("bands", "first"), T=("T", "first"), p=("p", "first"),
+                                          n=("n", "sum"), scale=("scale", "first"), var=("var", "first"),
+                                          sum_sq=("sum_sq", "sum"), sum_y2=("sum_y2", "sum")).reset_index()
+    n, p = t["n"].to_numpy(dtype=np.float64), t["p"].to_numpy(dtype=np.float64)
+    t["mean_sq"] = t["sum_sq"] / (n * p)
+    t["ratio"] = t["mean_sq"] / t["var"]
+    t["rms"] = np.sqrt(t["mean_sq"])
+    t["rms_formula"] = np.sqrt(t["var"])
+    t["nu"] = np.where(t["guarantee"] == "gaussian", n * p, n * 2 * p * (p + 1) / (4 * p + 6))
+    k = t[["guarantee", "counter"]].drop_duplicates().shape[0]
+    a = ST0C_ALPHA / (k * t["T"].to_numpy(dtype=np.float64))
+    t["tol_lo"] = stats.chi2.ppf(a / 2, t["nu"]) / t["nu"]
+    t["tol_hi"] = stats.chi2.isf(a / 2, t["nu"]) / t["nu"]
+    per_t = t[["guarantee", "counter", "bands", "T", "p", "t", "n", "scale", "var", "mean_sq", "ratio", "rms",
+               "rms_formula", "nu", "tol_lo", "tol_hi"]]
+
+    seeds = frames["seeds"]
+    w = seeds.groupby(["guarantee", "counter"], sort=True)["w"].agg(["mean", "std", "count"]).reset_index()
+    w = w.rename(columns={"mean": "mean_var", "count": "n"})
+    w["sem"] = w.pop("std") / np.sqrt(w["n"])
+    formula = t.groupby(["guarantee", "counter"], sort=True)["var"].mean().rename("mean_var_formula").reset_index()
+    r = w.merge(formula, on=["guarantee", "counter"])
+    tree = r[r["counter"] == "tree"].set_index("guarantee")
+    base = r["guarantee"].map(tree["mean_var"])
+    base_sem = r["guarantee"].map(tree["sem"])
+    r["ratio"] = r["mean_var"] / base
+    r["ratio_formula"] = r["mean_var_formula"] / r["guarantee"].map(tree["mean_var_formula"])
+    # log-scale interval; the tree's own row is exactly 1 (same draws)
+    se_log = np.sqrt((r["sem"] / r["mean_var"]) ** 2 + (base_sem / base) ** 2)
+    se_log = np.where(r["counter"] == "tree", 0.0, se_log)
+    r["ratio_se_log"] = se_log
+    r["ratio_lo"] = r["ratio"] * np.exp(-Z95 * se_log)
+    r["ratio_hi"] = r["ratio"] * np.exp(Z95 * se_log)
+    order = {c: i for i, c in enumerate(("tree", "honaker", "sqrt", "sqrt_banded", "smooth"))}
+    r = r.sort_values(["guarantee", "counter"], key=lambda s: s.map(order) if s.name == "counter" else s,
+                      kind="stable").reset_index(drop=True)
+    ratio = r[["guarantee", "counter", "n", "mean_var", "sem", "mean_var_formula", "ratio", "ratio_lo", "ratio_hi",
+               "ratio_se_log", "ratio_formula"]]
+    return {"st0c": per_t, "st0c_ratio": ratio}
