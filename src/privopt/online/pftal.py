@@ -24,7 +24,12 @@ Every gradient must satisfy ‖z_t‖ ≤ μ (spec A17): the kernel records max_
 
 Two implementations, which agree bit for bit (tests): :func:`pftal_kernel` (numba, one replica after
 the other, no allocation in the loop) and :func:`pftal_numpy` (numpy, vectorised over replicas, the
-tree being :class:`privopt.mechanisms.tree.TreeAggregator`).  A *replica* is one (ε, seed) pair: its
+tree being :class:`privopt.mechanisms.tree.TreeAggregator`).
+
+The kernel takes its noise from a continual counter of :mod:`privopt.mechanisms.counting` (``counter=`` of
+:func:`run_pftal`, :func:`pftal_counter`): v̂_t = Σ_{τ≤t} z_τ + N(t).  ``tree`` at TBAP's λ is TBAP itself (the
+paper's PFTAL, bit for bit the former ``tbap_add`` path, tests); ``honaker`` (same tree, same λ) and ``smooth``
+(its own pure-ε calibration) are the beyond-the-paper variants of figure ST-1c, ε-DP like TBAP.  A *replica* is one (ε, seed) pair: its
 own H, μ, λ and noise stream (a :class:`privopt.fastrng.FastGenerator` state), and the point stream
 ``pts[idx[rows[r]]]`` it shares with the other replicas of its seed (common random numbers).
 """
@@ -38,15 +43,19 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
+from privopt.mechanisms.counting import Counter, counter_step, init_state, make_counter
+from privopt.mechanisms.dyadic_counter import tree_step
+from privopt.mechanisms.tree import TreeAggregator, tree_levels
 from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
+from privopt.online.tbap import C_SENS, tbap_scale
 
-__all__ = ["H_RULES", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_kernel", "pftal_numpy",
-           "run_pftal", "check_ratios"]
+__all__ = ["H_RULES", "COUNTERS", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_counter",
+           "pftal_kernel", "pftal_numpy", "run_pftal", "check_ratios"]
 
 H_RULES = ("hstar", "text")
+#: the continual counters PFTAL can run under its pure-ε guarantee (ℓ2-Laplace seeds), see :func:`pftal_counter`
+COUNTERS = ("tree", "honaker", "smooth")
 #: ‖z_t‖/μ may exceed 1 by rounding only
 RATIO_TOL = 1e-9
 
@@ -108,33 +117,44 @@ def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c
 
 
 @numba.njit(cache=True)
-def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, states, cum, max_ratio, wrec):
+def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, law, scale, n, params, ibuf0, nrows,
+                 states, cum, max_ratio, wrec):
     """PFTAL for every replica r: cumulative loss into ``cum[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
 
     pts (N, p) points; idx (S, ≥T) point indices per seed row; rows (R,) seed row of each replica;
-    kind: loss code; regularised: add H·ŵ_t to the gradient; H, mu, lam (R,); states (R, 4) noise
-    states (advanced in place); wrec (R, T+1, p) receives ŵ_1..ŵ_{T+1}, or has shape (R, 0, p).
+    kind: loss code; regularised: add H·ŵ_t to the gradient; H, mu (R,); wrec (R, T+1, p) receives
+    ŵ_1..ŵ_{T+1}, or has shape (R, 0, p).  The private prefix sum is the exact Σ z_τ plus the noise N(t) of
+    a continual counter (:mod:`privopt.mechanisms.counting`), shared by every replica but for its seed scale:
+    code, law, n, params (the :class:`~privopt.mechanisms.counting.CounterState` fields), ``scale`` (R,) each
+    replica's seed scale (0: ε = ∞, no draw), ``ibuf0`` the initial ``ibuf``, ``nrows`` the rows of ``buf``;
+    ``states`` (R, 4) the replicas' noise states (advanced in place).  The counter's state is reset per
+    replica (``buf`` zeroed, ``ibuf`` back to ``ibuf0``).  ``counter_step`` is a plain call (docs
+    continual-counting.md §4: one kernel for every counter, no counter inlined here); with the ``tree``
+    counter at TBAP's λ the numbers are those of :func:`privopt.online.tbap.tbap_add` bit for bit.
     """
     R = H.shape[0]
     p = pts.shape[1]
-    m = tree_depth(T)
     w = np.zeros(p)
     g = np.zeros(p)
     z = np.zeros(p)
     S = np.zeros(p)
     xsum = np.zeros(p)
+    noise = np.zeros(p)
     gbuf = np.zeros(p)
-    eta = np.zeros((m, p))
-    partial = np.zeros((m + 1, p))
+    buf = np.zeros((nrows, p))
+    ibuf = ibuf0.copy()
     record = wrec.shape[1] > 0
     for r in range(R):
         for i in range(p):
             w[i] = 0.0
             S[i] = 0.0
             xsum[i] = 0.0
-        eta[:, :] = 0.0
-        partial[:, :] = 0.0
+            noise[i] = 0.0
+        buf[:, :] = 0.0
+        for j in range(ibuf.shape[0]):
+            ibuf[j] = ibuf0[j]
         h = H[r]
+        lam = scale[r]
         total = 0.0
         worst = 0.0
         row = rows[r]
@@ -151,11 +171,17 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, state
             ratio = math.sqrt(ss) / mu[r]
             if ratio > worst:
                 worst = ratio
-            tbap_add(state, t, p, lam[r], z, xsum, eta, partial, gbuf)
+            for i in range(p):
+                xsum[i] = xsum[i] + z[i]
+            if lam != 0.0:
+                if code == 0:  # the tree (TBAP, ST-1's path) inlined: the one counter of this loop
+                    tree_step(t, law, lam, p, n, buf, state, gbuf, noise)
+                else:
+                    counter_step(code, law, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
             for i in range(p):
                 S[i] = S[i] + w[i]
             for i in range(p):
-                w[i] = S[i] / t - (xsum[i] + partial[0, i]) / (h * t)
+                w[i] = S[i] / t - (xsum[i] + noise[i]) / (h * t)
             project_ball_inplace(w, p, radius)
         if record:
             for i in range(p):
@@ -209,11 +235,34 @@ def check_ratios(max_ratio: np.ndarray, what: str) -> None:
                          "give the claimed privacy")
 
 
-def run_pftal(pts: np.ndarray, idx: np.ndarray, rows, setups, states: np.ndarray, *, record: bool = False) -> dict:
-    """PFTAL (numba) for the replicas ``setups`` (one :class:`PFTALSetup` each, same loss, T, p and ρ).
+def pftal_counter(setup: PFTALSetup, name: str = "tree") -> Counter:
+    """The continual counter of one PFTAL replica, ε-DP like TBAP (items z_t with ‖z_t‖ ≤ μ; replacing one loss
+    moves one item by ≤ c_sens·μ, the sensitivity Δ):
 
-    Returns ``{"cum_loss": (R,), "max_ratio": (R,), "w": (R, T+1, p) or None}``; raises if a
-    gradient exceeded its TBAP bound.
+    * ``tree``: the dyadic tree at TBAP's λ = c_sens·μ·K/ε (:func:`~privopt.online.tbap.tbap_scale`) — TBAP itself;
+    * ``honaker``: Honaker's bottom-up estimator on the *same* tree at the *same* λ: it noises every complete node
+      (at most bit_length(T) ≤ K of them hold an item, as for the tree) and combines them — post-processing, the
+      same guarantee;
+    * ``smooth``: Andersson & Pagh's smooth binary mechanism with its own pure-ε calibration
+      λ = (h − k)·Δ/ε (:func:`~privopt.mechanisms.counting.make_counter`).
+
+    ε = ∞: scale 0 (no noise, no draws).
+    """
+    if name not in COUNTERS:
+        raise ValueError(f"PFTAL's counter must be one of {COUNTERS} (pure ε), got {name!r}")
+    sens = setup.c_sens * setup.mu
+    if name == "smooth":
+        return make_counter("smooth", setup.T, setup.p, sens, setup.eps, noise="laplace")
+    return make_counter(name, setup.T, setup.p, sens, setup.eps, noise="laplace", scale=setup.lam)
+
+
+def run_pftal(pts: np.ndarray, idx: np.ndarray, rows, setups, states: np.ndarray, *, record: bool = False,
+              counter: str = "tree") -> dict:
+    """PFTAL (numba) for the replicas ``setups`` (one :class:`PFTALSetup` each, same loss, T, p and ρ), the
+    private prefix sums released by ``counter`` (:func:`pftal_counter`; ``tree`` = TBAP, the paper's).
+
+    Returns ``{"cum_loss": (R,), "max_ratio": (R,), "w": (R, T+1, p) or None, "scale": (R,)}`` (``scale``: each
+    replica's seed scale); raises if a gradient exceeded its TBAP bound.
     """
     setups = list(setups)
     first = setups[0]
@@ -227,11 +276,17 @@ def run_pftal(pts: np.ndarray, idx: np.ndarray, rows, setups, states: np.ndarray
     if idx.shape[1] < first.T:
         raise ValueError(f"the point streams have {idx.shape[1]} rounds, need T = {first.T}")
     rows = np.ascontiguousarray(rows, dtype=np.int64)
+    counters = [pftal_counter(s, counter) for s in setups]
+    # the structure (code, law, n, params, initial ibuf, rows of buf) depends on (name, T, p) only; the seed
+    # scale is per replica and the noise state is the replica's own (the template's generator is not used)
+    tmpl = init_state(counters[0], 0)
     R = len(setups)
     cum, ratio = np.zeros(R), np.zeros(R)
+    scale = np.array([c.scale for c in counters])
     wrec = np.zeros((R, first.T + 1 if record else 0, first.p))
     pftal_kernel(pts, idx, rows, loss_code(first.loss), first.regularised, first.T,
-                 np.array([s.H for s in setups]), np.array([s.mu for s in setups]),
-                 np.array([s.lam for s in setups]), first.radius, states, cum, ratio, wrec)
+                 np.array([s.H for s in setups]), np.array([s.mu for s in setups]), first.radius,
+                 tmpl.code, tmpl.law, scale, tmpl.n, tmpl.params, tmpl.ibuf.copy(), tmpl.buf.shape[0], states,
+                 cum, ratio, wrec)
     check_ratios(ratio, f"PFTAL ({first.loss}, T = {first.T}, p = {first.p})")
-    return {"cum_loss": cum, "max_ratio": ratio, "w": wrec if record else None}
+    return {"cum_loss": cum, "max_ratio": ratio, "w": wrec if record else None, "scale": scale}
