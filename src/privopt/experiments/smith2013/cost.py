@@ -8,10 +8,13 @@ both losses) is predicted 35 s; it took 144 s of wall time at a load of 4–8.
 
 from __future__ import annotations
 
-__all__ = ["NS_PER_STEP", "job_seconds", "job_data_mb"]
+__all__ = ["NS_PER_STEP", "ST1C_EXTRA_NS", "job_seconds", "job_data_mb"]
 
 #: PFTAL kernel, ns per step per replica: a + b·p
 NS_PER_STEP = {"pftal_a": 330.0, "pftal_b": 13.6, "bandit": 334.0, "tbap_a": 212.0, "tbap_b": 8.4}
+#: ST-1c: extra ns per step of each counter over the tree (ℓ2-Laplace seeds, p = 2: 123 / 263 / 440 ns per PFTAL
+#: step measured unloaded 2026-11-26, scaled ×2.7 like pftal_a above)
+ST1C_EXTRA_NS = {"tree": 0.0, "honaker": 380.0, "smooth": 860.0}
 #: comparators, ns per point at p = 2 (scaled by p/2): the projected mean, the geometric median (Weiszfeld)
 NS_PER_POINT = {"sc": 39.0, "gc": 2192.0}
 #: per-job constant: reading the disk pool, imports, tables of runs
@@ -31,6 +34,15 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
         return BASE_S + 5 * n_seeds * int(settings["T"]) * int(settings["p"]) * 20e-9
     if experiment == "privacy":
         return BASE_S + 4 * 2 * int(settings["samples"]) * 2e-6
+    if experiment == "st1c":  # finite ε only; every counter of the list on the same streams
+        T, p = int(point["T"]), 2
+        total = BASE_S
+        for loss in settings["losses"]:
+            total += n_seeds * T * p / 2 * NS_PER_POINT[loss] * 1e-9
+            for c in settings["counters"]:
+                total += _pftal(T, p, len(settings["eps"]) * n_seeds) + \
+                    len(settings["eps"]) * n_seeds * T * ST1C_EXTRA_NS[c] * 1e-9
+        return total
     n_eps = len(settings["eps"]) + 1
     if experiment == "st4":
         T = int(point["T"])

@@ -3,7 +3,8 @@
 The paper has no experiments or figures; every figure here is **new** (spec
 ``shared/specs/online-convex-and-submodular-min.md`` §3.2, figures ST-0 … ST-4) and illustrates a
 theorem empirically — none is "paper figure N".  Experiments: ST-0 (TBAP error, one point per d),
-ST-1 (regret vs T on the Uber disk, one point per T), ST-2 (regret vs ε at fixed T), ST-3 (regret vs
+ST-1 (regret vs T on the Uber disk, one point per T), ST-1c (the same with each continual counter,
+beyond the paper), ST-2 (regret vs ε at fixed T), ST-3 (regret vs
 the dimension p on a synthetic stream, one point per p), ST-4 (bandit PFTAL regret vs T), and the
 privacy checks.  Inside a job, both losses (or both β rules) and every ε of the grid plus ε = ∞ run on
 the same point streams.  The config section is ``smith2013`` (``workflow/schemas/smith2013.schema.yaml``).
@@ -43,14 +44,19 @@ def check(section) -> None:
     if "st0c" in section and int(section["st0c"]["bands"]) > int(section["st0c"]["T"]):
         raise ConfigError(f"config key smith2013.st0c.bands: at most T = {section['st0c']['T']} bands, got "
                           f"{section['st0c']['bands']}")
-    for name in ("st1", "st4"):
-        if sorted(section[name]["T"]) != list(section[name]["T"]):
+    for name in ("st1", "st1c", "st4"):
+        if name in section and sorted(section[name]["T"]) != list(section[name]["T"]):
             raise ConfigError(f"config key smith2013.{name}.T: list the horizons in increasing order, "
                               f"got {section[name]['T']}")
+    if "st1c" in section and "tree" not in section["st1c"]["counters"]:
+        raise ConfigError("config key smith2013.st1c.counters: the tree (TBAP, the paper's) must run: every ratio is "
+                          f"to it, got {section['st1c']['counters']}")
     if sorted(section["st3"]["dims"]) != list(section["st3"]["dims"]):
         raise ConfigError(f"config key smith2013.st3.dims: list the dimensions in increasing order, "
                           f"got {section['st3']['dims']}")
-    for name in ("st1", "st2", "st3", "st4"):
+    for name in ("st1", "st1c", "st2", "st3", "st4"):
+        if name not in section:
+            continue
         eps = section[name]["eps"]
         if sorted(eps) != list(eps):
             raise ConfigError(f"config key smith2013.{name}.eps: list the values in increasing order, got {eps}")
@@ -108,6 +114,19 @@ PAPER = Paper(
             table_files=(Table("st1.csv"), Table("st1_runs.parquet")),
             cost=_cost("st1"),
             data_mb=_data("st1"),
+        ),
+        Experiment(
+            name="st1c",
+            label="Smith & Thakurta ST-1c (PFTAL regret with each continual counter, beyond the paper)",
+            points=lambda section: [{"T": int(T)} for T in section["st1c"]["T"]],
+            settings=_reads("st1c", ("losses", "eps", "counters")),
+            seeds=_seeds("st1c"),
+            run="privopt.experiments.smith2013.pftal_counters:st1c_job",
+            instances=("disk",),
+            tables=f"{TABLES}:st1c_tables",
+            table_files=(Table("st1c.csv"), Table("st1c_runs.parquet")),
+            cost=_cost("st1c"),
+            data_mb=_data("st1c"),
         ),
         Experiment(
             name="st2",
@@ -188,6 +207,19 @@ PAPER = Paper(
                         'theorems are upper bounds.  Claims ST1.a–d.'),
                inputs={"table": "st1"},
                params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+        Figure("st1c", title="ST-1c (new, beyond the paper) — PFTAL regret with each continual counter at the same ε",
+               original_caption=NEW.format(fig="ST-1c", what="what modern continual counting buys PFTAL (issue 27)"),
+               caption=('Smith & Thakurta (2013), new figure ST-1c (beyond the paper, which has no experiments): regret '
+                        'of PFTAL on ST-1\'s Uber stream (p = 2) when its private prefix sums come from each continual '
+                        'counter of privopt.mechanisms.counting at the same pure ε: the tree (TBAP, the paper\'s, '
+                        'λ = c_sens·μ·K/ε), Honaker\'s estimator on the same tree at the same λ (post-processing: the '
+                        'identical guarantee) and the smooth binary mechanism at its own ε calibration; every counter '
+                        'sees the same points per seed ({{ snakemake.config["smith2013"]["st1c"]["runs"] }} seeds).  '
+                        '(a, b) mean regret versus T per counter and ε, band: 95 % bootstrap interval of the mean '
+                        'over the seeds.  (c) mean regret as a ratio to the tree\'s at the same (loss, ε, T), with '
+                        'its 95 % paired-bootstrap interval over the seeds.  Claims ST1c.a–b.'),
+               inputs={"table": "st1c"},
+               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
         Figure("st2", title="ST-2 (new) — excess regret versus ε",
                original_caption=NEW.format(fig="ST-2", what="the 1/ε dependence of Thm 4 and §2.1"),
                caption=('Smith & Thakurta (2013), new figure ST-2 (not in the paper, which has no experiments): excess '
@@ -212,7 +244,7 @@ PAPER = Paper(
     ),
     claims=Claims(
         evaluate="privopt.experiments.smith2013.claims:evaluate",
-        inputs=("st0", "st0c", "st0c_ratio", "st1", "st1_runs", "st2", "st2_runs", "st3", "st3_runs", "st4", "privacy"),
+        inputs=("st0", "st0c", "st0c_ratio", "st1", "st1_runs", "st1c", "st2", "st2_runs", "st3", "st3_runs", "st4", "privacy"),
         settings=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]},
         caption=('The checkable claims for Smith & Thakurta (spec online-convex-and-submodular-min.md §4: C-ST0 … '
                  'C-ST4, C-U1) and the privacy checks (P1.a: no violation found by the TBAP audits or the '

@@ -8,15 +8,18 @@ group, so the tables are deterministic; :func:`privopt.pipeline.summary.seed_sum
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
+from privopt import seeding
 from privopt.experiments.smith2013.streams import PAPER
 from privopt.pipeline.parts import Z95
 from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary
 
 __all__ = ["N_BOOT", "summary", "add_excess", "st0_tables", "st1_tables", "st2_tables", "st3_tables", "st4_tables",
-           "privacy_tables", "st0c_tables"]
+           "privacy_tables", "st0c_tables", "st1c_tables", "paired_ratio"]
 
 
 def summary(runs: pd.DataFrame, by: list[str], value: str, table: str) -> pd.DataFrame:
@@ -127,3 +130,58 @@ def st0c_tables(frames, settings):
     ratio = r[["guarantee", "counter", "n", "mean_var", "sem", "mean_var_formula", "ratio", "ratio_lo", "ratio_hi",
                "ratio_se_log", "ratio_formula"]]
     return {"st0c": per_t, "st0c_ratio": ratio}
+
+
+#: the order of the counters in the ST-1c tables
+ST1C_ORDER = ("tree", "honaker", "smooth")
+
+
+def paired_ratio(num: np.ndarray, den: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT):
+    """mean(num)/mean(den) and its 95 % paired percentile-bootstrap interval: ``n_boot`` resamples of the seeds
+    (the same resampled seeds for both, num[i] and den[i] being seed i); NaN where a resampled mean of ``den`` is
+    not positive (the ratio then has no meaning)."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    n = len(num)
+    est = float(num.mean() / den.mean()) if den.mean() > 0 else math.nan
+    pick = rng.integers(0, n, size=(n_boot, n))
+    d = den[pick].mean(axis=1)
+    if n < 2 or not (d > 0).all() or not math.isfinite(est):
+        return est, math.nan, math.nan
+    boot = num[pick].mean(axis=1) / d
+    return est, float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
+
+
+def st1c_tables(frames, settings):
+    """``st1c_runs``: every run (counter, loss, T, ε, seed); ``st1c``: per (loss, ε, T, counter) the seed summary of
+    the regret (mean, std, sem, n, bootstrap ci_lo/ci_hi, :func:`summary`) and ``ratio`` = mean regret / the tree's
+    at the same (loss, ε, T), with its 95 % *paired* percentile-bootstrap interval over the seeds (``ratio_lo``,
+    ``ratio_hi``; :func:`paired_ratio`, 1000 resamples from ``seeding.rng(smith2013, "tables/st1c/ratio", {loss, eps,
+    T, counter}, 0)``: deterministic); the tree's own row is exactly 1.  ``scale``: the counter's seed scale λ (mean
+    over the seeds: it depends on ε and, for the Lipschitz loss, on H*)."""
+    runs = frames["runs"]
+    order = {c: i for i, c in enumerate(ST1C_ORDER)}
+    runs = runs.sort_values(["counter", "loss", "T", "eps", "seed"], key=lambda s: s.map(order) if s.name == "counter"
+                            else s, kind="stable").reset_index(drop=True)
+    by = ["loss", "eps", "T", "counter"]
+    table = summary(runs, by, "regret", "st1c")
+    lam = runs.groupby(by, sort=True)["scale"].mean().rename("scale").reset_index()
+    table = table.merge(lam, on=by)
+    ratio, lo, hi = [], [], []
+    for r in table.itertuples():
+        if r.counter == "tree":
+            ratio.append(1.0), lo.append(1.0), hi.append(1.0)
+            continue
+        at = runs[(runs["loss"] == r.loss) & (runs["eps"] == r.eps) & (runs["T"] == r.T)]
+        pair = at[at["counter"] == r.counter][["seed", "regret"]].merge(
+            at[at["counter"] == "tree"][["seed", "regret"]], on="seed", suffixes=("", "_tree")).sort_values("seed")
+        if pair.empty:
+            ratio.append(math.nan), lo.append(math.nan), hi.append(math.nan)
+            continue
+        rng = seeding.rng(PAPER, "tables/st1c/ratio", {"loss": str(r.loss), "eps": float(r.eps), "T": int(r.T),
+                                                       "counter": str(r.counter)}, 0)
+        e, a, b = paired_ratio(pair["regret"].to_numpy(), pair["regret_tree"].to_numpy(), rng)
+        ratio.append(e), lo.append(a), hi.append(b)
+    table["ratio"], table["ratio_lo"], table["ratio_hi"] = ratio, lo, hi
+    table = table.sort_values(by, key=lambda s: s.map(order) if s.name == "counter" else s,
+                              kind="stable").reset_index(drop=True)
+    return {"st1c": table, "st1c_runs": runs}
