@@ -149,8 +149,9 @@ def good_tables(seeds=10, rel=0.0):
                                                    ("guard", "correct", math.nan, math.nan, "pass"),
                                                    ("guard", "planted", math.nan, math.nan, "caught"))])
     from test_smith2013_counters import good_st0c_tables
+    from test_smith2013_st1c import good_st1c_tables
 
-    return {**good_st0c_tables(), "st0": st0, "st1": st1, "st1_runs": run_rows, "st2": st2, "st2_runs": run_rows.iloc[:0], "st3": st3,
+    return {**good_st0c_tables(), **good_st1c_tables(), "st0": st0, "st1": st1, "st1_runs": run_rows, "st2": st2, "st2_runs": run_rows.iloc[:0], "st3": st3,
             "st3_runs": run_rows.iloc[:0], "st4": st4, "privacy": priv}
 
 
@@ -357,12 +358,17 @@ def test_declaration_checks_and_jobs():
     section = _section()
     PAPER.check(section)
     jobs = list(PAPER.run_jobs(section))
-    assert {j.experiment for j in jobs} == {"st0", "st0c", "st1", "st2", "st3", "st4", "privacy"}
+    assert {j.experiment for j in jobs} == {"st0", "st0c", "st1", "st1c", "st2", "st3", "st4", "privacy"}
     assert sum(j.experiment == "st0" for j in jobs) == len(section["st0"]["d"])  # all trees of a d in one job
     for exp in PAPER.experiments:
         for point in exp.points(section):
             assert exp.cost(exp.settings(section, point), point, 3) > 0
     assert sum(j.experiment == "st0c" for j in jobs) == 2  # one job per guarantee, all draws in it
+    assert sum(j.experiment == "st1c" for j in jobs) == len(section["st1c"]["T"])  # one job per T (10 seeds a job)
+    with pytest.raises(ConfigError, match="smith2013.st1c.counters"):
+        PAPER.check(_section(st1c={"counters": ["honaker", "smooth"]}))
+    with pytest.raises(ConfigError, match="smith2013.st1c.T"):
+        PAPER.check(_section(st1c={"T": [4096, 1024]}))
     with pytest.raises(ConfigError, match="smith2013.st0c.bands"):
         PAPER.check(_section(st0c={"T": 64, "bands": 65}))
     with pytest.raises(ConfigError, match="smith2013.st1.T"):

@@ -326,7 +326,7 @@ def _st1c_needs(n: int, est: float, lo: float, hi: float) -> str:
     """What would decide an interval that straddles 1: ≈ N seeds (the 1/√N shrinking of the log-scale half-width
     until it no longer reaches 1), or, at a measured ratio of exactly 1, a horizon or ε where the noise matters more."""
     d = abs(math.log(est)) if est > 0 else 0.0
-    if d == 0.0 or not (lo > 0 and hi > 0):
+    if d < 1e-9 or not (lo > 0 and hi > 0):
         return "a larger T or smaller ε (the regret does not separate the counters here)"
     half = (math.log(hi) - math.log(lo)) / 2
     return f"≈ {max(n + 1, math.ceil(n * (half / d) ** 2))} seeds at this T, or a larger T"
