@@ -43,8 +43,11 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.counting import Counter, counter_step, init_state, make_counter
+from privopt.mechanisms.counting import Counter, init_state, make_counter
 from privopt.mechanisms.dyadic_counter import tree_step
+from privopt.mechanisms.honaker import honaker_step
+from privopt.mechanisms.node_noise import LAPLACE
+from privopt.mechanisms.smooth_binary import smooth_step
 from privopt.mechanisms.tree import TreeAggregator, tree_levels
 from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.projections import project_ball, project_ball_inplace
@@ -117,7 +120,18 @@ def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c
 
 
 @numba.njit(cache=True)
-def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, law, scale, n, params, ibuf0, nrows,
+def _pure_eps_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
+    """N(t) of the ``honaker`` (code 1) or ``smooth`` (code 3) counter with ℓ2-Laplace seeds into ``out[:p]``: a plain
+    call, as :func:`privopt.mechanisms.counting.counter_step` (whose dispatch it is, restricted to PFTAL's pure-ε
+    counters and law: it compiles in half of counter_step's 7 s on a cold cache, which every PFTAL run would pay)."""
+    if code == 1:
+        honaker_step(t, LAPLACE, scale, p, n, params, buf, rng_state, gbuf, out)
+    else:
+        smooth_step(t, LAPLACE, scale, p, n, ibuf, buf, rng_state, gbuf, out)
+
+
+@numba.njit(cache=True)
+def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, scale, n, params, ibuf0, nrows,
                  states, cum, max_ratio, wrec):
     """PFTAL for every replica r: cumulative loss into ``cum[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
 
@@ -125,12 +139,12 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, law,
     kind: loss code; regularised: add H·ŵ_t to the gradient; H, mu (R,); wrec (R, T+1, p) receives
     ŵ_1..ŵ_{T+1}, or has shape (R, 0, p).  The private prefix sum is the exact Σ z_τ plus the noise N(t) of
     a continual counter (:mod:`privopt.mechanisms.counting`), shared by every replica but for its seed scale:
-    code, law, n, params (the :class:`~privopt.mechanisms.counting.CounterState` fields), ``scale`` (R,) each
-    replica's seed scale (0: ε = ∞, no draw), ``ibuf0`` the initial ``ibuf``, ``nrows`` the rows of ``buf``;
+    code, n, params (the :class:`~privopt.mechanisms.counting.CounterState` fields; ℓ2-Laplace seeds, the pure-ε
+    law), ``scale`` (R,) each replica's seed scale (0: ε = ∞, no draw), ``ibuf0`` the initial ``ibuf``, ``nrows`` the rows of ``buf``;
     ``states`` (R, 4) the replicas' noise states (advanced in place).  The counter's state is reset per
-    replica (``buf`` zeroed, ``ibuf`` back to ``ibuf0``).  ``counter_step`` is a plain call (docs
-    continual-counting.md §4: one kernel for every counter, no counter inlined here); with the ``tree``
-    counter at TBAP's λ the numbers are those of :func:`privopt.online.tbap.tbap_add` bit for bit.
+    replica (``buf`` zeroed, ``ibuf`` back to ``ibuf0``).  One kernel for every counter (docs
+    continual-counting.md §4: at most one counter inlined in a loop): the tree's step is inlined (ST-1's path, as
+    fast as the former ``tbap_add`` and with its numbers bit for bit at TBAP's λ), the others are a plain call.
     """
     R = H.shape[0]
     p = pts.shape[1]
@@ -175,9 +189,9 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, law,
                 xsum[i] = xsum[i] + z[i]
             if lam != 0.0:
                 if code == 0:  # the tree (TBAP, ST-1's path) inlined: the one counter of this loop
-                    tree_step(t, law, lam, p, n, buf, state, gbuf, noise)
+                    tree_step(t, LAPLACE, lam, p, n, buf, state, gbuf, noise)
                 else:
-                    counter_step(code, law, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
+                    _pure_eps_step(code, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
             for i in range(p):
                 S[i] = S[i] + w[i]
             for i in range(p):
@@ -280,13 +294,15 @@ def run_pftal(pts: np.ndarray, idx: np.ndarray, rows, setups, states: np.ndarray
     # the structure (code, law, n, params, initial ibuf, rows of buf) depends on (name, T, p) only; the seed
     # scale is per replica and the noise state is the replica's own (the template's generator is not used)
     tmpl = init_state(counters[0], 0)
+    if tmpl.law != LAPLACE:  # pftal_counter makes ℓ2-Laplace (pure ε) counters only
+        raise ValueError(f"PFTAL's kernel runs ℓ2-Laplace seeds only, got law {tmpl.law}")
     R = len(setups)
     cum, ratio = np.zeros(R), np.zeros(R)
     scale = np.array([c.scale for c in counters])
     wrec = np.zeros((R, first.T + 1 if record else 0, first.p))
     pftal_kernel(pts, idx, rows, loss_code(first.loss), first.regularised, first.T,
                  np.array([s.H for s in setups]), np.array([s.mu for s in setups]), first.radius,
-                 tmpl.code, tmpl.law, scale, tmpl.n, tmpl.params, tmpl.ibuf.copy(), tmpl.buf.shape[0], states,
+                 tmpl.code, scale, tmpl.n, tmpl.params, tmpl.ibuf.copy(), tmpl.buf.shape[0], states,
                  cum, ratio, wrec)
     check_ratios(ratio, f"PFTAL ({first.loss}, T = {first.T}, p = {first.p})")
     return {"cum_loss": cum, "max_ratio": ratio, "w": wrec if record else None, "scale": scale}
