@@ -297,3 +297,23 @@ def _good():
 def good_st1c_tables() -> dict:
     """ST-1c tables with a planted gain (the claims read true): for tests/test_smith2013.py's table set."""
     return {k: v.copy() for k, v in _good().items()}
+
+
+@pytest.mark.parametrize("eps", [(1.0,), (0.3, 1.0)])
+def test_st1c_panels_keep_the_palette(eps):
+    """The figure's drawing (one ε: colour by counter; several: colour by ε, marker by counter) stays on the palette."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from privopt import plotting as pp
+    from privopt.experiments.smith2013.figures import st1c_panels
+
+    t = good_st1c_tables()["st1c"]
+    t = t[t["eps"].isin(eps)]
+    fig, axes = plt.subplots(2, 2, squeeze=False)
+    assert st1c_panels(axes, t) == 0
+    assert pp.palette_problems(fig) == []
+    assert len(axes[1][0].containers) == 2 * len(eps)  # honaker and smooth per ε
+    plt.close(fig)

@@ -367,7 +367,7 @@ def _st1c(tables, counter):
               "regret against TBAP's tree.",
               "at the largest T, per (loss, ε): the 95 % paired-bootstrap interval (over seeds) of mean regret "
               "Honaker/tree lies below 1 (reproduced), above 1 (not reproduced), else inconclusive",
-              needs=("st1c",), details="statement: " + ST1C_WHAT["honaker"])
+              needs=("st1c",), details="privacy: " + ST1C_WHAT["honaker"])
 def _st1ca(tables, settings):
     return _st1c(tables, "honaker")
 
@@ -376,7 +376,7 @@ def _st1ca(tables, settings):
               "PFTAL's regret against TBAP's tree.",
               "at the largest T, per (loss, ε): the 95 % paired-bootstrap interval (over seeds) of mean regret "
               "smooth/tree lies below 1 (reproduced), above 1 (not reproduced), else inconclusive",
-              needs=("st1c",), details="statement: " + ST1C_WHAT["smooth"])
+              needs=("st1c",), details="privacy: " + ST1C_WHAT["smooth"])
 def _st1cb(tables, settings):
     return _st1c(tables, "smooth")
 
