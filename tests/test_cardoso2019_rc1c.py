@@ -186,3 +186,126 @@ def test_honaker_same_lambda_same_tree_and_smooth_certified(T):
     # a planted bug is caught: half the tree's λ breaks the claim (certified 2εL/K > ε, L ≥ K − 1 ≥ K/2)
     from dataclasses import replace
     assert not certify(replace(hon, scale=hon.scale / 2))["ok"]
+
+
+# ------------------------------------------------------------------ the rc1c job, tables and claims
+
+def test_rc1c_job_is_paired_deterministic_and_independent_of_the_seed_blocks(tmp_path):
+    from privopt.experiments.cardoso2019 import counters
+
+    rng = np.random.default_rng(3)
+    pd.DataFrame({f"cell{n}": rng.integers(0, n, size=500) for n in GRIDS}).to_parquet(tmp_path / "cells.parquet")
+    settings = {"n": 8, "eps": [1.0, 10.0], "counters": ["tree", "honaker", "smooth"], "c_sens": 2.0,
+                "lambda_g": 0.25}
+    rows = lambda seeds: counters.rc1c_job({"T": 128}, settings, seeds, {"cells": str(tmp_path)})["runs"].drop(  # noqa: E731
+        columns="wall_s")
+    both = rows([0, 1, 2])
+    key = ["counter", "eps", "seed"]
+    split = pd.concat([rows([0]), rows([1, 2])])
+    pd.testing.assert_frame_equal(both.sort_values(key).reset_index(drop=True),
+                                  split.sort_values(key).reset_index(drop=True))
+    assert len(both) == 3 * 2 * 3 and not np.isinf(both["eps"]).any()
+    # paired: the same comparator (cell stream) per seed for every counter; tree and honaker share λ
+    best = both.pivot_table(index=["eps", "seed"], columns="counter", values="best_loss")
+    assert (best.nunique(axis=1) == 1).all()
+    scale = both.pivot_table(index=["eps", "seed"], columns="counter", values="scale")
+    assert np.array_equal(scale["tree"], scale["honaker"]) and (scale["smooth"] < scale["tree"]).all()
+    assert (both["lam"] == both.groupby(["eps"])["lam"].transform("first")).all()
+    assert both.groupby(["eps", "seed"])["regret_expected"].nunique().min() == 3  # the noise differs
+
+
+def _synthetic(gain: float, noise: float = 0.02, seeds: int = 12, Ts=(1024, 16384), eps=(1.0, 10.0)):
+    """Run rows with the counters' regret = (1 + gain)·tree's × a small paired perturbation."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for T in Ts:
+        for e in eps:
+            for s in range(seeds):
+                base = 100.0 * (1 + 0.3 * rng.standard_normal() ** 2)
+                for c in ("tree", "honaker", "smooth"):
+                    f = 1.0 if c == "tree" else (1 + gain) * (1 + noise * rng.standard_normal())
+                    rows.append({"experiment": "rc1c", "algorithm": "SubmodPFTAL", "counter": c, "instance": "mrf",
+                                 "n": 8, "T": T, "eps": e, "seed": s, "regret_expected": base * f,
+                                 "regret_realised": base * f, "cum_loss_expected": 0.0, "cum_loss_realised": 0.0,
+                                 "best_loss": 0.0, "H": 0.1, "mu": 4.0, "lam": 10.0,
+                                 "scale": 10.0 if c != "smooth" else 3.0, "nodes": 15.0 if c != "smooth" else 4.0,
+                                 "noise_var_mean": {"tree": 1.0, "honaker": 0.56, "smooth": 0.23}[c], "c_sens": 2.0,
+                                 "max_ratio": 0.5, "wall_s": 0.0})
+    return pd.DataFrame(rows)
+
+
+def _verdicts(runs):
+    from privopt.experiments.cardoso2019 import claims, counters
+
+    table = counters.rc1c_tables({"runs": runs}, {})["rc1c"]
+    return table, {cid: [(r.reading, r.verdict, r.measured, r.needs) for r in claims.CLAIMS.evaluate_one(cid, {"rc1c": table}, {})]
+                   for cid in ("RC1c.a", "RC1c.b")}
+
+
+def test_rc1c_tables_ratio_and_paired_interval():
+    from privopt.experiments.cardoso2019 import counters
+
+    runs = _synthetic(-0.2)
+    out = counters.rc1c_tables({"runs": runs}, {})
+    t = out["rc1c"]
+    assert list(t.columns) == counters.TABLE_COLUMNS and len(out["rc1c_runs"]) == len(runs)
+    assert len(t) == 2 * 2 * 3 and (t["N"] == 12).all()
+    tree = t[t["counter"] == "tree"]
+    assert (tree["ratio"] == 1).all() and (tree["var_ratio"] == 1).all()
+    hon = t[t["counter"] == "honaker"]
+    assert np.allclose(hon["var_ratio"], 0.56)
+    assert (hon["ratio_lo"] < hon["ratio"]).all() and (hon["ratio"] < hon["ratio_hi"]).all()
+    assert (abs(hon["ratio"] - 0.8) < 0.03).all()
+    # the ratio of the means, paired: equal to the direct computation
+    g = runs[(runs["T"] == 1024) & (runs["eps"] == 1.0)]
+    direct = g[g["counter"] == "smooth"]["regret_expected"].mean() / g[g["counter"] == "tree"]["regret_expected"].mean()
+    row = t[(t["counter"] == "smooth") & (t["T"] == 1024) & (t["eps"] == 1.0)].iloc[0]
+    assert row["ratio"] == pytest.approx(direct)
+    # deterministic (fixed resampling streams)
+    pd.testing.assert_frame_equal(t, counters.rc1c_tables({"runs": runs.sample(frac=1, random_state=1)}, {})["rc1c"])
+    # unpaired seeds are an error
+    with pytest.raises(ValueError, match="paired by seed"):
+        counters.rc1c_tables({"runs": runs[~((runs["counter"] == "honaker") & (runs["seed"] == 0))]}, {})
+
+
+def test_paired_ratio_interval_uses_the_pairing():
+    from privopt.experiments.cardoso2019.counters import paired_ratio
+
+    rng = np.random.default_rng(0)
+    base = rng.exponential(100.0, size=20)
+    est, lo, hi = paired_ratio(0.9 * base, base, np.random.default_rng(1))
+    assert est == pytest.approx(0.9) and lo == pytest.approx(0.9) and hi == pytest.approx(0.9)  # exact pairs
+    assert all(math.isnan(v) for v in paired_ratio(base, -base, np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="same seeds"):
+        paired_ratio(base[:3], base, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("gain, verdict", [(-0.2, REPRODUCED), (0.2, NOT_REPRODUCED), (0.0, INCONCLUSIVE)])
+def test_rc1c_claims_gain_loss_tie(gain, verdict):
+    table, v = _verdicts(_synthetic(gain, noise=0.02 if gain else 0.0) if gain else _tie())
+    for cid in ("RC1c.a", "RC1c.b"):
+        assert len(v[cid]) == 2  # one reading per ε, at the largest T
+        for reading, got, measured, needs in v[cid]:
+            assert got == verdict, (cid, reading, measured)
+            assert "regret ratio to the tree" in measured and "T = 2^14" in measured
+            assert bool(needs) == (verdict == INCONCLUSIVE)
+
+
+def _tie():
+    """A paired tie: each counter's regret is the tree's ± a symmetric perturbation (ratio ≈ 1, interval across 1)."""
+    runs = _synthetic(0.0, noise=0.0)
+    rng = np.random.default_rng(11)
+    sel = runs["counter"] != "tree"
+    runs.loc[sel, "regret_expected"] *= 1 + 0.1 * rng.choice([-1.0, 1.0], size=int(sel.sum()))
+    return runs
+
+
+def test_rc1c_claims_need_ten_seeds_and_both_counters():
+    _, v = _verdicts(_synthetic(-0.2, seeds=5))
+    assert all(got == INCONCLUSIVE and "≥ 10 seeds" in needs for rows in v.values() for _, got, _, needs in rows)
+    from privopt.experiments.cardoso2019 import claims, counters
+
+    runs = _synthetic(-0.2)
+    table = counters.rc1c_tables({"runs": runs[runs["counter"] != "smooth"]}, {})["rc1c"]
+    rows = claims.CLAIMS.evaluate_one("RC1c.b", {"rc1c": table}, {})
+    assert [r.verdict for r in rows] == [INCONCLUSIVE] and "smooth did not run" in rows[0].measured

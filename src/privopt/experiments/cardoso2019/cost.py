@@ -20,6 +20,10 @@ BASE_S = 1.5
 LP_S = 0.05
 #: enumeration, ns per subset per (cell + edge)
 ENUM_NS = 2.0
+#: RC-1c: extra kernel µs per step per replica of each counter's N(t) over the learner (ℓ2-Laplace seeds, n = 8:
+#: 0.30 / 0.43 / 0.78 µs per step in all for tree / honaker / smooth against 0.26 for the former TBAP kernel;
+#: /tmp bench of run_submod, T = 2^14, R = 20, 2026-11-26, load 3)
+COUNTER_US = {"tree": 0.05, "honaker": 0.18, "smooth": 0.52}
 MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3a": "full", "rc3b": "bandit",
         "rc4": "full"}
 
@@ -30,6 +34,10 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
         return BASE_S + 2 * int(settings["samples"]) * 2 * 1e-6 + 5.0
     T = int(point["T"]) if "T" in point else int(settings["T"])
     n = int(point["n"]) if "n" in point else int(settings["n"])
+    if experiment == "rc1c":  # every counter runs each finite ε (no ε = ∞); per seed the LP
+        a, b = US_PER_STEP["full"]
+        per = sum(a + b * n + COUNTER_US[c] for c in settings["counters"])
+        return BASE_S + len(settings["eps"]) * n_seeds * T * per * 1e-6 + n_seeds * LP_S
     a, b = US_PER_STEP[MODE[experiment]]
     replicas = (len(settings["eps"]) + 1) * n_seeds
     enum = n_seeds * (2**n) * 3 * n * ENUM_NS * 1e-9 if n <= 16 else 0.0
