@@ -200,7 +200,7 @@ PAPER = Paper(
                  'C-RC1a = RC1.a, C-RC1b = RC1.b, C-RC2 = RC2.a, C-RC3 = RC3.a, C-RC4 = RC4.a, C-U1 = U1.a, C-U2 = '
                  "U2.a) and the privacy checks (P1.a: no violation found by the audit of BanditSubmodPFTAL's "
                  "releases or the TBAP-bound guards; P1.b: every planted bug caught, among them the paper's bandit "
-                 'calibration) and, beyond the paper (issue 27), RC1c.a–b: the regret of SubmodPFTAL with Honaker's '
+                 "calibration) and, beyond the paper (issue 27), RC1c.a–b: the regret of SubmodPFTAL with Honaker's "
                  'estimator and with the smooth binary mechanism against the tree at the same ε; each evaluated from '
                  'the regenerated tables: measured value, threshold and verdict '
                  '(reproduced / not reproduced / not evaluated) at scale "{{ snakemake.config["scale"] }}".  The '
