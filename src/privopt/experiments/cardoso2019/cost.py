@@ -4,7 +4,9 @@ Constants from ``python benchmarks/bench_submod_pftal.py --steps 8192 --repeats 
 machine (CPU µs per step per replica, R = 60, 2026-11-24, load average 1.6, after the branch-free kernels):
 SubmodPFTAL 0.236 (n = 8) and 0.853 (n = 64); BanditSubmodPFTAL 0.239 (n = 4) and 0.361 (n = 16), fitted as
 a + b·n.  (2026-11-23, before them and under a load of about 3: 0.82, 4.58, 0.74, 1.67.)
-A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
+Since SubmodPFTAL's kernel takes a continual counter (issue 27) the full-information kernel with the tree is about
+15 % slower (0.29 against 0.25 µs per step at n = 8, alternated on the same load, 2026-11-26); US_PER_STEP is not
+re-fitted.  A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
 exhaustive enumeration that cross-checks it (2^n subsets).
 """
 
