@@ -309,3 +309,17 @@ def test_rc1c_claims_need_ten_seeds_and_both_counters():
     table = counters.rc1c_tables({"runs": runs[runs["counter"] != "smooth"]}, {})["rc1c"]
     rows = claims.CLAIMS.evaluate_one("RC1c.b", {"rc1c": table}, {})
     assert [r.verdict for r in rows] == [INCONCLUSIVE] and "smooth did not run" in rows[0].measured
+
+
+def test_rc1c_config_checks_name_the_key():
+    from privopt.experiments.cardoso2019.paper import check
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.errors import ConfigError
+
+    section = load_config([])["cardoso2019"]
+    check(section)
+    assert section["rc1c"]["counters"] == ["tree", "honaker", "smooth"]
+    with pytest.raises(ConfigError, match="cardoso2019.rc1c.counters: the figure's ratios are to the tree"):
+        check({**section, "rc1c": {**section["rc1c"], "counters": ["honaker", "smooth"]}})
+    with pytest.raises(ConfigError, match="cardoso2019.rc1c.T: list the values in increasing order"):
+        check({**section, "rc1c": {**section["rc1c"], "T": [16384, 1024]}})
