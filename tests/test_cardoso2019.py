@@ -473,8 +473,13 @@ def _claim_tables(seeds=10, rel=0.0):
                                                    ("audit", "planted", 1.3, 2.5, "caught"),
                                                    ("guard", "correct", math.nan, math.nan, "pass"),
                                                    ("guard", "planted", math.nan, math.nan, "caught"))])
+    gains = {"tree": (1.0, 1.0), "honaker": (0.8, 0.56), "smooth": (0.6, 0.23)}  # (regret ratio, noise variance ratio)
+    rc1c = pd.DataFrame([{"counter": c, "n": 8, "T": T, "eps": e, "mean": 100.0 * g, "sem": rel * 100.0 * g, "N": seeds,
+                          "ratio": g, "ratio_lo": g * (1 - 2 * rel) if c != "tree" else 1.0,
+                          "ratio_hi": g * (1 + 2 * rel) if c != "tree" else 1.0, "var_ratio": v}
+                         for T in (1024, 16384) for e in (1.0, 10.0) for c, (g, v) in gains.items()])
     return {"rc1a": rc1a, "rc1b": rc1b, "rc2a": rc2a, "rc2b": rc2b, "rc3a": rc3a, "rc3b": rc3b, "rc4": rc4,
-            "rc1a_runs": runs, "privacy": priv}
+            "rc1a_runs": runs, "privacy": priv, "rc1c": rc1c}
 
 
 def _claim_rows(tbls):
@@ -572,6 +577,7 @@ def test_claims_inconclusive_when_what_ran_lacks_their_points():
     tbls["rc3a"] = tbls["rc3a"].assign(excess_mean=-1.0)  # no positive excess: no log slope
     tbls["rc4"] = tbls["rc4"][tbls["rc4"]["T"] == 256]
     tbls["rc1a_runs"] = tbls["rc1a_runs"][tbls["rc1a_runs"]["seed"] == 0].drop(columns="best_enum")  # one seed
+    tbls["rc1c"] = tbls["rc1c"][tbls["rc1c"]["counter"] == "tree"]  # neither Honaker nor smooth ran
     del tbls["privacy"]
     rows = _claim_rows(tbls)
     assert set(rows) == set(rc_claims.CLAIMS.ids)

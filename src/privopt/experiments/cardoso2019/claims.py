@@ -1,5 +1,6 @@
 """The checkable claims of spec online-convex-and-submodular-min.md §4 for Rivera Cardoso & Cummings
-(C-RC1a … C-RC4, C-U1, C-U2), and the privacy checks.
+(C-RC1a … C-RC4, C-U1, C-U2), the privacy checks, and (beyond the paper, issue 27) RC1c.a–b: SubmodPFTAL's
+regret with Honaker's estimator and the smooth binary mechanism against the tree at the same ε.
 
 The paper has no experiments: each claim is a prediction of its theorems on the new figures RC-1 … RC-4,
 with the spec's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits
@@ -28,13 +29,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, finite, fmt_fixed,
-                                        fmt_sig, require_seeds)
+from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, against, decide, finite,
+                                        fmt_fixed, fmt_sig, require_seeds)
 from privopt.pipeline.protocol import Finding
 from privopt.pipeline.parts import (Part, all_of, judge, outcome, privacy_correct, privacy_planted, range_part, ratio_part,
                                     slope_part)
 
-__all__ = ["CLAIMS", "evaluate", "findings", "u2_zscores", "U2_LEVEL"]
+__all__ = ["CLAIMS", "evaluate", "findings", "counter_gain", "u2_zscores", "U2_LEVEL"]
 
 CLAIMS = ClaimSet("cardoso2019")
 FIT_LO = 2.0**14
@@ -142,6 +143,68 @@ def _rc1b(tables, settings):
                                     b["mean"] / 2**12, b["sem"] / 2**12, int(min(a["N"], b["N"])), hi=1.0))
     return outcome(parts, details=f"fit over T = {_xs(t[t['T'] >= FIT_LO].drop_duplicates('T'), 'T')}; "
                    f"{int(t['N'].min())} seeds")
+
+
+# ----------------------------------------------------------------------------- RC-1c (new, beyond the paper)
+
+BEYOND = "(beyond the paper) "
+RC1C_THRESHOLD = ("per finite ε at the largest T that ran: the 95 % paired bootstrap interval (over seeds) of mean "
+                  "regret({c})/mean regret(tree) lies below 1: reproduced; wholly above 1: not reproduced; "
+                  "containing 1, or fewer than 10 seeds: inconclusive")
+
+
+def counter_gain(table: pd.DataFrame, counter: str) -> list[Outcome]:
+    """Per finite ε at the largest T of ``rc1c``: the counter's mean-regret ratio to the tree, decided by its 95 %
+    paired interval against 1 (below: the counter lowers the regret; above: it raises it; else inconclusive)."""
+    if table is None or not len(table) or counter not in set(table["counter"]):
+        raise Inconclusive(f"{counter} did not run", needs=f"cardoso2019.rc1c.counters to list {counter} and tree")
+    t_max = float(table["T"].max())
+    last = table[np.isclose(table["T"].to_numpy(dtype=float), t_max)]
+    out = []
+    for e in sorted(last["eps"].unique()):
+        g = last[_is(last["eps"], float(e))].set_index("counter")
+        label = f"ε={_eps_label(e)}"
+        if counter not in g.index or "tree" not in g.index:
+            out.append(Outcome(f"{label}: {counter} or tree did not run at T = {_pow2(t_max)}", None, reading=label,
+                               needs="both counters at the largest T"))
+            continue
+        r, tree = g.loc[counter], g.loc["tree"]
+        est, lo, hi, n = float(r["ratio"]), float(r["ratio_lo"]), float(r["ratio_hi"]), int(min(r["N"], tree["N"]))
+        text = (f"{label}, T = {_pow2(t_max)}: regret ratio to the tree {fmt_fixed(est, 3)} (95 % "
+                f"{fmt_fixed(lo, 3)} … {fmt_fixed(hi, 3)}); mean regret {fmt_sig(r['mean'])} against "
+                f"{fmt_sig(tree['mean'])}; noise variance ratio (formula, mean over t) {fmt_fixed(r['var_ratio'], 3)}")
+        details = f"{n} seeds; " + (f"gain {fmt_fixed(100 * (1 - est), 1)} % of the tree's regret" if math.isfinite(est)
+                                    else "no ratio")
+        try:
+            require_seeds(n, "a ratio's interval")
+            finite(est, lo, hi, what="the ratio or its interval (the tree's mean regret must be > 0)")
+        except Inconclusive as why:
+            out.append(Outcome(f"{text}: {why}", None, reading=label, needs=why.needs, details=details))
+            continue
+        holds = decide(hi < 1.0, lo > 1.0)
+        needs = ""
+        if holds is None:
+            gap = 1.0 - est
+            side = (hi - est) if gap > 0 else (est - lo)  # the interval's side that reaches 1
+            needs = (f"≈ {max(n + 1, int(math.ceil(n * (side / abs(gap)) ** 2)))} seeds (the interval narrows like "
+                     f"1/√seeds) would separate the measured ratio from 1, if it stays where it is" if gap != 0 else
+                     "the measured ratio is 1: no seed count separates it from 1")
+        out.append(Outcome(text, holds, reading=label, needs=needs, details=details))
+    return out
+
+
+@CLAIMS.claim("RC1c.a", "rc1c", BEYOND + "Honaker's estimator on the same tree (the same λ: the same ε-DP) lowers "
+              "SubmodPFTAL's expected regret against the paper's TBAP tree.", RC1C_THRESHOLD.format(c="Honaker"),
+              needs=("rc1c",))
+def _rc1ca(tables, settings):
+    return counter_gain(tables["rc1c"], "honaker")
+
+
+@CLAIMS.claim("RC1c.b", "rc1c", BEYOND + "The smooth binary mechanism (its own pure-ε calibration, the same ε) lowers "
+              "SubmodPFTAL's expected regret against the paper's TBAP tree.", RC1C_THRESHOLD.format(c="smooth"),
+              needs=("rc1c",))
+def _rc1cb(tables, settings):
+    return counter_gain(tables["rc1c"], "smooth")
 
 
 # ----------------------------------------------------------------------------- RC-2

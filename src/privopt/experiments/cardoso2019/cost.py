@@ -4,7 +4,9 @@ Constants from ``python benchmarks/bench_submod_pftal.py --steps 8192 --repeats 
 machine (CPU µs per step per replica, R = 60, 2026-11-24, load average 1.6, after the branch-free kernels):
 SubmodPFTAL 0.236 (n = 8) and 0.853 (n = 64); BanditSubmodPFTAL 0.239 (n = 4) and 0.361 (n = 16), fitted as
 a + b·n.  (2026-11-23, before them and under a load of about 3: 0.82, 4.58, 0.74, 1.67.)
-A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
+Since SubmodPFTAL's kernel takes a continual counter (issue 27) the full-information kernel with the tree is about
+15 % slower (0.29 against 0.25 µs per step at n = 8, alternated on the same load, 2026-11-26); US_PER_STEP is not
+re-fitted.  A replica is one (ε, seed) pair; every job also runs ε = ∞.  Per seed: the LP comparator, and for n ≤ 16 the
 exhaustive enumeration that cross-checks it (2^n subsets).
 """
 
@@ -20,6 +22,10 @@ BASE_S = 1.5
 LP_S = 0.05
 #: enumeration, ns per subset per (cell + edge)
 ENUM_NS = 2.0
+#: RC-1c: extra kernel µs per step per replica of each counter's N(t) over the learner (ℓ2-Laplace seeds, n = 8:
+#: 0.30 / 0.43 / 0.78 µs per step in all for tree / honaker / smooth against 0.26 for the former TBAP kernel;
+#: /tmp bench of run_submod, T = 2^14, R = 20, 2026-11-26, load 3)
+COUNTER_US = {"tree": 0.05, "honaker": 0.18, "smooth": 0.52}
 MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3a": "full", "rc3b": "bandit",
         "rc4": "full"}
 
@@ -30,6 +36,10 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
         return BASE_S + 2 * int(settings["samples"]) * 2 * 1e-6 + 5.0
     T = int(point["T"]) if "T" in point else int(settings["T"])
     n = int(point["n"]) if "n" in point else int(settings["n"])
+    if experiment == "rc1c":  # every counter runs each finite ε (no ε = ∞); per seed the LP
+        a, b = US_PER_STEP["full"]
+        per = sum(a + b * n + COUNTER_US[c] for c in settings["counters"])
+        return BASE_S + len(settings["eps"]) * n_seeds * T * per * 1e-6 + n_seeds * LP_S
     a, b = US_PER_STEP[MODE[experiment]]
     replicas = (len(settings["eps"]) + 1) * n_seeds
     enum = n_seeds * (2**n) * 3 * n * ENUM_NS * 1e-9 if n <= 16 else 0.0
