@@ -43,11 +43,9 @@ import numba
 import numpy as np
 
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.counting import Counter, init_state, make_counter
+from privopt.mechanisms.counting import Counter, init_state, laplace_counter_step, make_counter
 from privopt.mechanisms.dyadic_counter import tree_step
-from privopt.mechanisms.honaker import honaker_step
 from privopt.mechanisms.node_noise import LAPLACE
-from privopt.mechanisms.smooth_binary import smooth_step
 from privopt.mechanisms.tree import TreeAggregator, tree_levels
 from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.projections import project_ball, project_ball_inplace
@@ -120,17 +118,6 @@ def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c
 
 
 @numba.njit(cache=True)
-def _pure_eps_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """N(t) of the ``honaker`` (code 1) or ``smooth`` (code 3) counter with ℓ2-Laplace seeds into ``out[:p]``: a plain
-    call, as :func:`privopt.mechanisms.counting.counter_step` (whose dispatch it is, restricted to PFTAL's pure-ε
-    counters and law: it compiles in half of counter_step's 7 s on a cold cache, which every PFTAL run would pay)."""
-    if code == 1:
-        honaker_step(t, LAPLACE, scale, p, n, params, buf, rng_state, gbuf, out)
-    else:
-        smooth_step(t, LAPLACE, scale, p, n, ibuf, buf, rng_state, gbuf, out)
-
-
-@numba.njit(cache=True)
 def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, scale, n, params, ibuf0, nrows,
                  states, cum, max_ratio, wrec):
     """PFTAL for every replica r: cumulative loss into ``cum[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
@@ -191,7 +178,7 @@ def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, scal
                 if code == 0:  # the tree (TBAP, ST-1's path) inlined: the one counter of this loop
                     tree_step(t, LAPLACE, lam, p, n, buf, state, gbuf, noise)
                 else:
-                    _pure_eps_step(code, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
+                    laplace_counter_step(code, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
             for i in range(p):
                 S[i] = S[i] + w[i]
             for i in range(p):

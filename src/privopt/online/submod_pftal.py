@@ -50,18 +50,16 @@ import numba
 import numpy as np
 
 from privopt.fastrng import FastGenerator, rng_uniform
-from privopt.mechanisms.counting import Counter, init_state, make_counter
+from privopt.mechanisms.counting import Counter, init_state, laplace_counter_step, make_counter
 from privopt.mechanisms.dyadic_counter import tree_step
-from privopt.mechanisms.honaker import honaker_step
 from privopt.mechanisms.node_noise import LAPLACE
-from privopt.mechanisms.smooth_binary import smooth_step
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
 from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.pftal import check_ratios
 from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
 from privopt.submodular.cuts import CutInstance, cut_chain_into, padded_adjacency, sort_chain
 
-__all__ = ["MU_RULES", "FULL_COUNTERS", "SubmodSetup", "submod_counter", "laplace_counter_step", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
+__all__ = ["MU_RULES", "FULL_COUNTERS", "SubmodSetup", "submod_counter", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
            "submod_bandit_kernel", "submod_full_numpy", "submod_bandit_numpy", "run_submod",
            "bandit_estimate_law", "explore_probs_into", "bandit_estimate_into", "bound_full",
            "bound_bandit"]
@@ -207,21 +205,6 @@ def bandit_estimate_into(y, rho, perm, n, k, us, g):
 
 
 @numba.njit(cache=True)
-def laplace_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """N(t) of the pure-ε counters (ℓ2-Laplace seeds) of :data:`FULL_COUNTERS` into ``out[:p]``:
-    :func:`~privopt.mechanisms.counting.counter_step` without the square root and the Gaussian law (the
-    fields of a :class:`~privopt.mechanisms.counting.CounterState`, its ``law`` fixed to ℓ2-Laplace).  A plain
-    call (issue 27's compile-time rule): SubmodPFTAL's kernel with it compiles in 10 s on a cold cache, against
-    13 s with ``counter_step`` and 6 s for the former TBAP-only kernel (2-core build machine, load 3)."""
-    if code == 0:
-        tree_step(t, LAPLACE, scale, p, n, buf, rng_state, gbuf, out)
-    elif code == 1:
-        honaker_step(t, LAPLACE, scale, p, n, params, buf, rng_state, gbuf, out)
-    else:
-        smooth_step(t, LAPLACE, scale, p, n, ibuf, buf, rng_state, gbuf, out)
-
-
-@numba.njit(cache=True)
 def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, code, scale, cn, params, ibuf0, buf, noise, play,
                        exp_loss, real_loss, max_ratio, xrec):
     """SubmodPFTAL for every replica r: Σ_t f̂_t(x_t) into ``exp_loss[r]``, Σ_t f_t(S_t) into
@@ -233,7 +216,8 @@ def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, code, scale,
     seeds; the same counter for every replica; ``buf`` is zeroed and the leaf ``ibuf0`` restored per replica), its
     seed scale per replica ``scale`` (R,) (0: ε = ∞, no draws); noise/play (R, 4) FastGenerator states (advanced);
     xrec (R, T+1, n) gets x_1..x_{T+1}, or is (R, 0, n).  The release after round t is Σ_{τ≤t} z_τ + N(t), N(t)
-    from :func:`laplace_counter_step` (a plain call: one compiled loop for every counter).
+    from the tree's step, inlined (TBAP, the paper's), or :func:`~privopt.mechanisms.counting.laplace_counter_step`
+    (a plain call) for the other counters: at most one counter inlined in the loop (docs/continual-counting.md §4).
     """
     R = H.shape[0]
     n = base.shape[0]
@@ -300,7 +284,10 @@ def submod_full_kernel(base, half, cells, rows, nbr, wts, T, H, mu, code, scale,
             for i in range(n):
                 xsum[i] = xsum[i] + z[i]
             if sc > 0.0:  # ε = ∞: N(t) = 0 and no draws
-                laplace_counter_step(code, sc, n, cn, params, ibuf, buf, nst, gbuf, t, nz)
+                if code == 0:  # the tree (TBAP, RC-1's path) inlined: the one counter of this loop
+                    tree_step(t, LAPLACE, sc, n, cn, buf, nst, gbuf, nz)
+                else:
+                    laplace_counter_step(code, sc, n, cn, params, ibuf, buf, nst, gbuf, t, nz)
             for i in range(n):
                 S[i] = S[i] + x[i]
             for i in range(n):
