@@ -501,7 +501,10 @@ def test_every_claim_reproduced_on_tables_shaped_as_predicted():
     assert set(v) == set(rc_claims.CLAIMS.ids)
     assert all(x == {REPRODUCED} for x in v.values()), v
     found = rc_claims.findings(_claim_tables(), None, {})
-    assert len(found) == 2 and "T = 65536" in found[0].text and "1e+04×" in found[1].text, found
+    assert len(found) == 3 and "T = 65536" in found[0].text and "1e+04×" in found[2].text, found
+    c = _claim_tables()["rc1c"]
+    top = c[(c["T"] == c["T"].max()) & (c["counter"] == "honaker")].sort_values("eps")
+    assert found[1].figure == "rc1c" and f"Honaker ×{float(top['ratio'].iloc[0]):.3f}" in found[1].text, found[1]
 
 
 def _set(table, col, fn):

@@ -292,7 +292,12 @@ def test_judge_and_slope_interval():
 
 def test_findings_state_their_numbers():
     found = claims_mod.findings(good_tables(), None, SETTINGS)
-    assert [f.figure for f in found] == ["st1", "st4", "st1"]
+    assert [f.figure for f in found] == ["st1", "st4", "st1", "st0c", "st1c"]
+    r = good_tables()["st0c_ratio"].set_index(["guarantee", "counter"])
+    assert f"Honaker ×{float(r.loc[('laplace', 'honaker'), 'ratio']):.3f}" in found[3].text
+    c = good_tables()["st1c"]
+    top = c[(c["T"] == c["T"].max()) & (c["counter"] == "smooth")].sort_values("loss")
+    assert f"smooth binary ×{float(top['ratio'].iloc[0]):.3f}" in found[4].text
     assert "ε = 1" in found[0].text and "0.3" in found[0].text and "slope 0.50" in found[1].text
     assert claims_mod.findings({}, None, SETTINGS) == []
     one_T = good_tables()

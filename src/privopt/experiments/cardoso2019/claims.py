@@ -441,6 +441,21 @@ def findings(tables, claims, settings) -> list[Finding]:
             out.append(Finding(f"Full information on n = {int(t['n'].iloc[0])} cells at T = {int(t_max)}: SubmodPFTAL's "
                                f"expected regret is {fmt_sig(p)} at ε = {e:g} against {fmt_sig(n)} without privacy "
                                f"({fmt_sig(p / t_max)} and {fmt_sig(n / t_max)} per round).", "rc1"))
+    c = tables.get("rc1c")
+    if c is not None and len(c):
+        t_max = c["T"].max()
+        last = c[c["T"] == t_max]
+        parts = []
+        for e, x in last.groupby("eps", sort=True):
+            cells = [f"{'Honaker' if k == 'honaker' else 'smooth binary'} ×{fmt_fixed(float(row['ratio']), 3)} (95 % "
+                     f"{fmt_fixed(float(row['ratio_lo']), 3)}–{fmt_fixed(float(row['ratio_hi']), 3)})"
+                     for k, row in x.set_index("counter").iterrows() if k != "tree"]
+            if cells:
+                parts.append(f"ε = {e:g}: " + ", ".join(cells))
+        if parts:
+            out.append(Finding(f"(beyond the paper) SubmodPFTAL at T = {int(t_max)}, same privacy: expected regret "
+                               f"relative to the 2010 tree's (TBAP), paired over {int(last['N'].min())} seeds — "
+                               + "; ".join(parts) + ".", "rc1c"))
     try:
         runs = _runs(tables)
     except Inconclusive:

@@ -332,7 +332,7 @@ def _st1c_needs(n: int, est: float, lo: float, hi: float) -> str:
     return f"≈ {max(n + 1, math.ceil(n * (half / d) ** 2))} seeds at this T, or a larger T"
 
 
-def _st1c(tables, counter):
+def _st1c_ratio(tables, counter):
     t = tables["st1c"]
     out = []
     for (loss, e), g in t.groupby(["loss", "eps"], sort=True):
@@ -369,7 +369,7 @@ def _st1c(tables, counter):
               "Honaker/tree lies below 1 (reproduced), above 1 (not reproduced), else inconclusive",
               needs=("st1c",), details="privacy: " + ST1C_WHAT["honaker"])
 def _st1ca(tables, settings):
-    return _st1c(tables, "honaker")
+    return _st1c_ratio(tables, "honaker")
 
 
 @CLAIMS.claim("ST1c.b", "st1c", BEYOND + "The smooth binary mechanism (its own pure-ε calibration, the same ε) lowers "
@@ -378,7 +378,7 @@ def _st1ca(tables, settings):
               "smooth/tree lies below 1 (reproduced), above 1 (not reproduced), else inconclusive",
               needs=("st1c",), details="privacy: " + ST1C_WHAT["smooth"])
 def _st1cb(tables, settings):
-    return _st1c(tables, "smooth")
+    return _st1c_ratio(tables, "smooth")
 
 
 # ----------------------------------------------------------------------------- ST-2
@@ -575,4 +575,49 @@ def findings(tables, claims, settings) -> list[Finding]:
     if tables.get("st4") is not None and len(tables["st4"]):
         out.append(_st4_finding(tables["st4"]))
     out.append(_u1_finding(tables))
+    if tables.get("st0c_ratio") is not None and len(tables["st0c_ratio"]):
+        out.append(_st0c_finding(tables["st0c_ratio"]))
+    if tables.get("st1c") is not None and len(tables["st1c"]):
+        out.append(_st1c_finding(tables["st1c"]))
     return [f for f in out if f is not None]
+
+
+#: the counters' names in sentences (beyond the paper, issue 27)
+_COUNTER_NAMES = {"honaker": "Honaker", "smooth": "smooth binary", "sqrt": "full square root",
+                  "sqrt_banded": "banded square root"}
+
+
+def _st0c_finding(r: pd.DataFrame) -> Finding | None:
+    """Beyond the paper: each counter's mean-over-t prefix-sum variance against the 2010 tree's, at equal privacy."""
+    parts = []
+    for g, x in r.groupby("guarantee", sort=False):
+        cells = [f"{_COUNTER_NAMES.get(c, c)} ×{fmt_fixed(float(row['ratio']), 3)} (formula "
+                 f"{fmt_fixed(float(row['ratio_formula']), 3)})" for c, row in x.set_index("counter").iterrows()
+                 if c != "tree" and math.isfinite(float(row["ratio"]))]
+        if cells:
+            parts.append(("pure ε: " if g == "laplace" else "(ε, δ): ") + ", ".join(cells))
+    if not parts:
+        return None
+    return Finding("(beyond the paper) Prefix-sum noise variance at equal privacy, mean over t, relative to the "
+                   "2010 binary tree: " + "; ".join(parts) + ".", "st0c")
+
+
+def _st1c_finding(t: pd.DataFrame) -> Finding | None:
+    """Beyond the paper: PFTAL's regret with each counter against the tree's, at the largest T and the ε closest to 1."""
+    t_max = t["T"].max()
+    last = t[t["T"] == t_max]
+    if last.empty:
+        return None
+    e = min(last["eps"].unique(), key=lambda x: abs(math.log(x)))
+    parts = []
+    for loss, x in last[last["eps"] == e].groupby("loss", sort=True):
+        cells = [f"{_COUNTER_NAMES.get(c, c)} ×{fmt_fixed(float(row['ratio']), 3)} (95 % "
+                 f"{fmt_fixed(float(row['ratio_lo']), 3)}–{fmt_fixed(float(row['ratio_hi']), 3)})"
+                 for c, row in x.set_index("counter").iterrows() if c != "tree"]
+        if cells:
+            parts.append(f"{'squared' if loss == 'sc' else 'Lipschitz'} loss: " + ", ".join(cells))
+    if not parts:
+        return None
+    n = int(last["n"].min())
+    return Finding(f"(beyond the paper) PFTAL at ε = {e:g}, T = {int(t_max)}, same privacy: regret relative to the "
+                   f"2010 tree's (TBAP), paired over {n} seeds — " + "; ".join(parts) + ".", "st1c")
