@@ -98,7 +98,7 @@ PAPER = Paper(
             run="privopt.experiments.smith2013.counters:st0c_job",
             outputs={"runs": "", "seeds": ".seeds"},
             tables=f"{TABLES}:st0c_tables",
-            table_files=(Table("st0c.parquet"), Table("st0c_ratio.csv")),
+            table_files=(Table("st0c.parquet", thin=16), Table("st0c_ratio.csv")),
             cost=_cost("st0c"),
             data_mb=_data("st0c"),
         ),
