@@ -269,7 +269,7 @@ def test_rc1c_tables_ratio_and_paired_interval():
 
 
 def test_paired_ratio_interval_uses_the_pairing():
-    from privopt.experiments.cardoso2019.counters import paired_ratio
+    from privopt.pipeline.summary import paired_ratio
 
     rng = np.random.default_rng(0)
     base = rng.exponential(100.0, size=20)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from privopt import seeding
 
-__all__ = ["summarise", "N_BOOT", "stream_value", "seed_summary", "add_excess"]
+__all__ = ["summarise", "N_BOOT", "stream_value", "seed_summary", "add_excess", "paired_ratio"]
 
 #: resamples of :func:`seed_summary`'s bootstrap
 N_BOOT = 1000
@@ -68,3 +68,27 @@ def add_excess(runs: pd.DataFrame, by: Sequence[str], value: str = "regret") -> 
     out = runs.merge(base, on=[*by, "seed"], how="left")
     out["excess"] = out[value] - out["regret_nonprivate"]
     return out
+
+
+def paired_ratio(values: np.ndarray, base: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT,
+                 level: float = 0.95) -> tuple[float, float, float]:
+    """mean(values)/mean(base) and its paired percentile-bootstrap interval at ``level``: ``n_boot`` resamples of
+    the seeds, index i of both arrays being seed i, resampled jointly (the comparison of two algorithms on the same
+    data).  NaN when the base mean is ≤ 0 (the ratio has no meaning), and a NaN interval with fewer than two seeds
+    or when a resampled base mean is ≤ 0."""
+    values, base = np.asarray(values, dtype=np.float64), np.asarray(base, dtype=np.float64)
+    if values.shape != base.shape or values.ndim != 1 or values.size == 0:
+        raise ValueError(f"paired ratio: the two arrays must be the same seeds, got {values.shape} and {base.shape}")
+    mb = float(base.mean())
+    if not mb > 0:
+        return math.nan, math.nan, math.nan
+    est = float(values.mean()) / mb
+    if values.size < 2:
+        return est, math.nan, math.nan
+    idx = rng.integers(0, values.size, size=(n_boot, values.size))
+    bb = base[idx].mean(axis=1)
+    if not (bb > 0).all():
+        return est, math.nan, math.nan
+    boot = values[idx].mean(axis=1) / bb
+    a = (1 - level) / 2
+    return est, float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a))

@@ -44,9 +44,9 @@ from privopt.experiments.cardoso2019.runs import PAPER, cell_streams, load_pool,
 from privopt.mechanisms.counting import encoder_norms, noise_variance
 from privopt.online.submod_pftal import FULL_COUNTERS, full_setup, run_submod, submod_counter
 from privopt.pipeline.errors import config_key
-from privopt.pipeline.summary import seed_summary
+from privopt.pipeline.summary import paired_ratio, seed_summary
 
-__all__ = ["COUNTERS", "RUN_COLUMNS", "TABLE_COLUMNS", "N_BOOT", "rc1c_rows", "rc1c_job", "paired_ratio",
+__all__ = ["COUNTERS", "RUN_COLUMNS", "TABLE_COLUMNS", "N_BOOT", "rc1c_rows", "rc1c_job",
            "rc1c_tables"]
 
 #: the counters of figure RC-1c, in the figure's order (palette names, privopt.plotting.palette)
@@ -106,28 +106,6 @@ def rc1c_job(point, settings, seeds, inputs):
                               c_sens=float(settings["c_sens"]))}
 
 
-def paired_ratio(values: np.ndarray, base: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT,
-                 level: float = 0.95) -> tuple[float, float, float]:
-    """mean(values)/mean(base) and its paired bootstrap percentile interval (index i of both arrays is the same
-    seed, resampled jointly).  NaN when the base mean is ≤ 0, or its interval when a resample's is."""
-    values, base = np.asarray(values, dtype=np.float64), np.asarray(base, dtype=np.float64)
-    if values.shape != base.shape or values.ndim != 1 or values.size == 0:
-        raise ValueError(f"paired ratio: the two arrays must be the same seeds, got {values.shape} and {base.shape}")
-    mb = float(base.mean())
-    if not mb > 0:
-        return math.nan, math.nan, math.nan
-    est = float(values.mean()) / mb
-    if values.size < 2:
-        return est, math.nan, math.nan
-    idx = rng.integers(0, values.size, size=(n_boot, values.size))
-    bb = base[idx].mean(axis=1)
-    if not (bb > 0).all():
-        return est, math.nan, math.nan
-    boot = values[idx].mean(axis=1) / bb
-    a = (1 - level) / 2
-    return est, float(np.quantile(boot, a)), float(np.quantile(boot, 1 - a))
-
-
 def rc1c_tables(frames, settings):
     """``rc1c_runs`` (every run) and ``rc1c``: per (counter, ε, T) the seed summary of the expected regret and the
     ratio of its mean to the tree's with the paired bootstrap 95 % interval (the tree's own row: 1, no interval
@@ -158,7 +136,7 @@ def rc1c_tables(frames, settings):
         if row["counter"] == "tree":
             e, a, b = 1.0, 1.0, 1.0
         else:
-            e, a, b = paired_ratio(mine.loc[seeds].to_numpy(), tree.loc[seeds].to_numpy(), rng)
+            e, a, b = paired_ratio(mine.loc[seeds].to_numpy(), tree.loc[seeds].to_numpy(), rng, N_BOOT)
         ratio.append(e), lo.append(a), hi.append(b)
         var_ratio.append(float(row["noise_var_mean"]) / float(tree_var.iloc[0]))
     table["ratio"], table["ratio_lo"], table["ratio_hi"], table["var_ratio"] = ratio, lo, hi, var_ratio

@@ -16,7 +16,7 @@ import pandas as pd
 from privopt import seeding
 from privopt.experiments.smith2013.streams import PAPER
 from privopt.pipeline.parts import Z95
-from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary
+from privopt.pipeline.summary import N_BOOT, add_excess, paired_ratio, seed_summary
 
 __all__ = ["N_BOOT", "summary", "add_excess", "st0_tables", "st1_tables", "st2_tables", "st3_tables", "st4_tables",
            "privacy_tables", "st0c_tables", "st1c_tables", "paired_ratio"]
@@ -134,21 +134,6 @@ def st0c_tables(frames, settings):
 
 #: the order of the counters in the ST-1c tables
 ST1C_ORDER = ("tree", "honaker", "smooth")
-
-
-def paired_ratio(num: np.ndarray, den: np.ndarray, rng: np.random.Generator, n_boot: int = N_BOOT):
-    """mean(num)/mean(den) and its 95 % paired percentile-bootstrap interval: ``n_boot`` resamples of the seeds
-    (the same resampled seeds for both, num[i] and den[i] being seed i); NaN where a resampled mean of ``den`` is
-    not positive (the ratio then has no meaning)."""
-    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    n = len(num)
-    est = float(num.mean() / den.mean()) if den.mean() > 0 else math.nan
-    pick = rng.integers(0, n, size=(n_boot, n))
-    d = den[pick].mean(axis=1)
-    if n < 2 or not (d > 0).all() or not math.isfinite(est):
-        return est, math.nan, math.nan
-    boot = num[pick].mean(axis=1) / d
-    return est, float(np.percentile(boot, 2.5)), float(np.percentile(boot, 97.5))
 
 
 def st1c_tables(frames, settings):
