@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import traceback
 import types
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from privopt import plotting as pp  # noqa: E402
+from privopt.plotting.cells import code_cells, run_cells  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 INF = math.inf
@@ -226,11 +228,7 @@ def test_the_notebooks_keep_the_palette(tmp_path, request):
                                        params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name,
                                                                     notebook=name), config=config,
                                        output=types.SimpleNamespace(pdf=tmp_path / f"{name}.pdf", png=tmp_path / f"{name}.png"))
-            scope = {"snakemake": sm}
-            for cell in json.loads((REPO / paper.notebook(fig_decl.id)).read_text())["cells"]:
-                if cell["cell_type"] == "code":
-                    exec("".join(cell["source"]), scope)  # noqa: S102
-            fig = scope["fig"]
+            fig = run_cells(REPO / paper.notebook(fig_decl.id), {"snakemake": sm})["fig"]
             assert pp.palette_problems(fig) == [], name
             assert f"scale: {root.name}" in fig._suptitle.get_text(), name
             if name in WIDE:
@@ -262,6 +260,31 @@ def test_every_figure_notebook_is_short_its_drawing_lives_in_helpers():
     lines = {nb.name: sum(1 for line in _code(nb).splitlines() if line.strip() and not line.strip().startswith("#"))
              for nb in notebooks}
     assert {n: k for n, k in lines.items() if k > MAX_NOTEBOOK_LINES} == {}
+
+
+def test_every_figure_notebook_runs_without_a_kernel():
+    """The reference plots run a figure notebook's cells in the job's process (privopt.plotting.cells): no
+    notebook may use an IPython magic or shell line, which only a kernel runs."""
+    notebooks = [*(REPO / "workflow/notebooks").glob("*.py.ipynb"), *(REPO / "tests/toy_paper/workflow/notebooks").glob("*.py.ipynb")]
+    assert len(notebooks) >= 20
+    assert all(code_cells(nb) for nb in notebooks)
+
+
+def test_running_cells_keeps_one_namespace_rejects_magics_and_names_the_failing_cell(tmp_path):
+    def notebook(*sources):
+        path = tmp_path / "nb.py.ipynb"
+        cells = [{"cell_type": "markdown", "source": ["x = 'not code'"]}]
+        cells += [{"cell_type": "code", "source": src.splitlines(keepends=True)} for src in sources]
+        path.write_text(json.dumps({"cells": cells}))
+        return path
+
+    scope = run_cells(notebook("a = snakemake * 2\na", "b = a + 1"), {"snakemake": 20})
+    assert (scope["a"], scope["b"]) == (40, 41)
+    with pytest.raises(ValueError, match=r"nb.py.ipynb: code cell 2 uses an IPython magic"):
+        code_cells(notebook("a = 1", "%matplotlib inline"))
+    with pytest.raises(ZeroDivisionError) as failed:
+        run_cells(notebook("a = 1", "b = 2\nc = a / 0"), {})
+    assert any(f.filename.endswith("nb.py.ipynb [cell 2]") for f in traceback.extract_tb(failed.value.__traceback__))
 
 
 def test_every_notebook_reads_the_tables_its_figure_declares():

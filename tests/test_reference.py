@@ -159,7 +159,11 @@ def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fai
     manifest = check_manifest(folder)
     assert manifest["scale"] == "smoke" and manifest["verify"] and manifest["config"]["runs"]
     # today's claims code on the reference, and verify recomputing its sampled jobs
-    snakemake(work, "--cores", "1", "verify_toy", "results/smoke/claims/toy.reference.csv", *args)
+    snakemake(work, "--cores", "1", "verify_toy", "results/smoke/claims/toy.reference.csv",
+              "results/smoke/figures/toy/fig1.reference.png", *args)
+    # the reference figure: the figure notebook's cells, run without a kernel (privopt.plotting.cells)
+    assert (work / "results/smoke/figures/toy/fig1.reference.pdf").stat().st_size > 0
+    assert "toy" in (work / "logs/smoke/notebooks/toy_fig1.reference.log").read_text().lower()
     claims = pd.read_csv(work / "results/smoke/claims/toy.reference.csv")
     assert (claims["scale"] == "reference (smoke)").all() and set(claims["verdict"]) == {"reproduced"}
     about = json.loads((work / "results/smoke/claims/toy.reference.json").read_text())

@@ -205,6 +205,14 @@ def digest_param(*refs):
     return lambda wc: digest(*refs)
 
 
+def figure_notebook(paper, fig):
+    """The notebook that draws ``fig`` (an input of the jobs that run its cells as a script: "notebook" is
+    then the name of that input, so no figure may call one of its tables so)."""
+    if "notebook" in fig.inputs:
+        raise ConfigError(f"{paper.key} figure {fig.id}: a table input may not be named 'notebook'")
+    return paper.notebook(fig.id)
+
+
 def notebook_digest(name):
     """Digest of the privopt code the notebook workflow/notebooks/<name>.py.ipynb imports (privopt.plotting,
     a paper's figure module, and what they import): editing the figure style redraws the figures."""

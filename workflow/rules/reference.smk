@@ -2,7 +2,8 @@
 # committed under reference/<paper>/, and what the pipeline does with them.
 #   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand)
 #   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
-#   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config)   (in `all`)
+#   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config; the
+#                              figure's notebook cells run in the job's process, no kernel)      (in `all`)
 #   verify_<paper>, verify     recompute the run jobs the reference sampled, compare row by row  (on demand)
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
 # rewrites the committed reference: only `snakemake reference_<paper>` does.
@@ -71,6 +72,8 @@ for _paper in PAPERS.values():
                 localrule: True
                 input:
                     **{name: reference_table(_paper, stem) for name, stem in _fig.inputs.items()},
+                    # the same notebook as the figure's, its cells run in the job's process (no kernel)
+                    notebook=figure_notebook(_paper, _fig),
                 output:
                     pdf=reference_figure_files(_paper, _fig)["pdf"],
                     png=reference_figure_files(_paper, _fig)["png"],
@@ -83,9 +86,9 @@ for _paper in PAPERS.values():
                 conda:
                     "../envs/privopt.yaml"
                 log:
-                    notebook=_paper.executed_notebook(_fig.id, LOGS).replace(".ipynb", ".reference.ipynb"),
-                notebook:
-                    "../notebooks/{params.notebook}.py.ipynb"
+                    _paper.executed_notebook(_fig.id, LOGS).replace(".ipynb", ".reference.log"),
+                script:
+                    "../../scripts/plot_notebook.py"
 
         rule:
             name:
