@@ -303,6 +303,33 @@ def empty(name, columns, settings=SH_SETTINGS):
     return lambda: ({name: pd.DataFrame(columns=columns)}, settings)
 
 
+def fig4c_case(ratio=(0.4, 0.35, 0.46), n=10, counters=("tree", "honaker", "smooth")):
+    """Figure 4c's ratio table: every counter at (ratio, lo, hi) against the path tree, at two rounds, both gaps."""
+    def build():
+        rows = []
+        for gap in (0.0, 0.1):
+            for t in (100_000, 300_000):
+                rows.append(dict(gap=gap, counter="path", t=t, n=n, mean=1e4, ratio=1.0, ratio_lo=1.0, ratio_hi=1.0,
+                                 rho_min=9e4, sigma=150.0, pd_failures=0))
+                for c in counters:
+                    rows.append(dict(gap=gap, counter=c, t=t, n=n, mean=1e4 * ratio[0], ratio=ratio[0], ratio_lo=ratio[1],
+                                     ratio_hi=ratio[2], rho_min=6e4, sigma=150.0, pd_failures=0))
+        return {"fig4c_ratio": pd.DataFrame(rows)}, SH_SETTINGS
+    return build
+
+
+def _f4c_cases(cid, counter):
+    return [
+        Case(cid, R, fig4c_case(), measured=f"{counter}/path = 0.400"),
+        Case(cid, NR, fig4c_case(ratio=(1.3, 1.1, 1.5)), measured="1.100 … 1.500"),
+        Case(cid, NE, fig4c_case(ratio=(0.9, 0.7, 1.1)), "straddle"),
+        Case(cid, NE, fig4c_case(n=6), "few-runs", measured="(6 runs)"),
+        Case(cid, NE, fig4c_case(counters=tuple(c for c in ("tree", "honaker", "smooth") if c != counter)),
+             "no-counter", measured="runs are missing"),
+        Case(cid, NE, missing("fig4c_ratio"), "missing"),
+    ]
+
+
 EXP1_COLS = ["reward", "d", "seed", "t", "regret", "pd_failures"]
 FIG4_COLS = ["gap", "variant", "seed", "t", "regret", "pd_failures"]
 FIG5_COLS = ["mechanism", "gap", "rho_min", "seed", "t", "regret", "pd_failures"]
@@ -480,6 +507,10 @@ SH_CASES = [
     Case("S.2", R, audit_case(), measured="smallest share 100.00%"),
     Case("S.2", NR, audit_case(_violate("conf_norm_V", 21.0, variant="nonprivate", gap=0.1, k=1)), measured="99.00%"),
     Case("S.2", NE, audit_case(missing=True), "missing", measured="no audited rounds"),
+    # --- F4c.a–c (beyond the paper): each counter against the path tree, paired-bootstrap interval of the ratio
+    *_f4c_cases("F4c.a", "honaker"),
+    *_f4c_cases("F4c.b", "smooth"),
+    *_f4c_cases("F4c.c", "tree"),
 ]
 
 

@@ -140,6 +140,11 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
         decisions; "buffered", "prefilter" and "onthefly" agree bit for bit.
     """
     _check(variant, instance, n_rounds)
+    if variant.counter != "path" and (engine != "numba" or kernel not in ("auto", "buffered")
+                                      or instance.d >= BATCHED_MIN_D):
+        raise ValueError(f"{variant.name}: a continual counter's noise (counter={variant.counter!r}) is made by the "
+                         f"buffered numba kernel only (engine='numba', kernel 'auto' or 'buffered', d < "
+                         f"{BATCHED_MIN_D}); got engine={engine!r}, kernel={kernel!r}, d = {instance.d}")
     if engine == "numpy":
         return run_episode_reference(variant, instance, n_rounds, seed, record=record, trace=trace)
     if engine != "numba":
@@ -226,11 +231,12 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
              else draw_theta(env, d))
     keys, vgroup = [], []
     for v in variants:
-        key = noise_group_key(v.mechanism, max(v.m, 1), float(v.df), v.L_tilde_sq, v.sigma_noise)
+        key = noise_group_key(v.mechanism, max(v.m, 1), float(v.df), v.L_tilde_sq, v.sigma_noise, v.counter)
         if key not in keys:
             keys.append(key)
         vgroup.append(keys.index(key))
-    noise = np.stack([episode_streams(ss, k[0])[1].state for k in keys]).astype(np.uint64)
+    noise = np.stack([episode_streams(ss, k[0], k[5])[1].state for k in keys]).astype(np.uint64)
+    counters = _counter_groups(keys, [variants[vgroup.index(g)] for g in range(len(keys))], d)
     nv = len(variants)
     grid = record_grid(n_rounds, record)
     rec_out = np.zeros((nv, grid.size))
@@ -244,7 +250,7 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
         env.state, noise, dim_tag(d), instance.n_arms, instance.opt_mean, instance.low, instance.high,
         om, hv, hc, hs, instance.reward == "gaussian", np.asarray(vgroup, dtype=np.int64),
         np.array([MECH_CODES[k[0]] for k in keys], dtype=np.int64), np.array([k[1] for k in keys], dtype=np.int64),
-        np.array([k[2] for k in keys]), np.array([k[3] for k in keys]), np.array([k[4] for k in keys]),
+        np.array([k[2] for k in keys]), np.array([k[3] for k in keys]), np.array([k[4] for k in keys]), *counters,
         np.array([v.shift for v in variants], dtype=np.float64), np.array([v.kappa for v in variants]),
         np.array([v.xi for v in variants]), np.array([v.sigma for v in variants], dtype=np.float64),
         n_rounds, grid, rec_out, audit_t, audit_out, tr)
@@ -263,6 +269,36 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
     log.debug("lockstep of %d variants: %d rounds in %.3f s (%.3f us/round)", nv, n_rounds, wall,
               1e6 * wall / max(1, n_rounds))
     return out
+
+
+def _counter_groups(keys, firsts, d: int) -> tuple:
+    """The counter arrays of :func:`privopt.bandits.lockstep.lockstep_kernel` for the noise groups ``keys`` (the
+    first variant of each in ``firsts``): code (−1 for the path tree), n, params, ibuf, buf, gbuf, each padded to
+    the largest group (a counter reads only its own rows)."""
+    from privopt.bandits.parameters import gaussian_counter
+    from privopt.mechanisms.counting import init_state
+
+    npk = (d + 1) * (d + 2) // 2 - 1
+    states = [None if key[5] == "path" else
+              init_state(gaussian_counter(key[5], v.n, d, v.extras["sigma_path"], v.eps, v.delta), 0)
+              for key, v in zip(keys, firsts)]
+    for st, v in zip(states, firsts):
+        if st is not None and st.scale != v.sigma_noise:
+            raise ValueError(f"{v.name}: σ = {v.sigma_noise!r} is not its counter's calibrated {st.scale!r}")
+    ng = len(keys)
+    plen = max([1] + [st.params.shape[0] for st in states if st is not None])
+    rows = max([1] + [st.buf.shape[0] for st in states if st is not None])
+    code = np.full(ng, -1, dtype=np.int64)
+    n = np.zeros(ng, dtype=np.int64)
+    params = np.zeros((ng, plen))
+    ibuf = np.zeros((ng, 1), dtype=np.int64)
+    buf = np.zeros((ng, rows, npk))
+    for g, st in enumerate(states):
+        if st is not None:
+            code[g], n[g] = st.code, st.n
+            params[g, :st.params.shape[0]] = st.params
+            ibuf[g] = st.ibuf
+    return code, n, params, ibuf, buf, np.zeros((ng, npk))
 
 
 @dataclass

@@ -33,6 +33,11 @@ B = C⁻¹Q, scores, choice) on scratch arrays: the environment and noise stream
 order of their draws changes no number; the released statistics are copied into the scratch arrays
 rather than passed as views (no reference counting inside the round loop).  The tree step
 (:func:`privopt.bandits.kernels._tree_advance`) is inlined.
+
+A Gaussian noise group may take its release from a continual counter instead of the paper's path tree
+(issue 27, ``VariantParams.counter``): one call of
+:func:`privopt.mechanisms.counting.gaussian_counter_step` per round and group (a plain call, compiled once for
+every d), on the group's own noise stream.
 """
 
 from __future__ import annotations
@@ -54,14 +59,28 @@ from privopt.bandits.kernels import (
     draw_arm_t,
 )
 from privopt.counter_normals import fill_normals, fix_normals
+from privopt.mechanisms.counting import gaussian_counter_step
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 
 __all__ = ["lockstep_kernel", "noise_group_key"]
 
 
-def noise_group_key(mechanism: str, m: int, df: float, node_scale: float, sigma_noise: float) -> tuple:
+def noise_group_key(mechanism: str, m: int, df: float, node_scale: float, sigma_noise: float,
+                    counter: str = "path") -> tuple:
     """Variants with equal keys draw identical tree noise from the same noise stream (one group)."""
-    return (mechanism, int(m), float(df), float(node_scale), float(sigma_noise))
+    return (mechanism, int(m), float(df), float(node_scale), float(sigma_noise), counter)
+
+
+@numba.njit(cache=True, inline="always")
+def _counter_release(code, sigma, npk, n, params, ibuf, buf, state, gbuf, t, d, Nsum):
+    """The released noise of round t ≥ 2 from a continual counter (issue 27): its prefix N(t − 1) over the packed
+    (d+1)×(d+1) triangle without its corner (i.i.d. N(0, σ²) seeds per entry), then the diagonal entries × √2,
+    the symmetric node law (:func:`privopt.bandits.parameters.gaussian_counter`)."""
+    gaussian_counter_step(code, sigma, npk, n, params, ibuf, buf, state, gbuf, t - 1, Nsum)
+    for i in range(d + 1):
+        q = i * (i + 3) // 2  # the diagonal entry (i, i) of the packed lower triangle
+        if q < npk:
+            Nsum[q] *= 1.4142135623730951
 
 
 @numba.njit(cache=True, inline="always")
@@ -141,8 +160,8 @@ def _first_max(ucb, K):
 
 @numba.njit(cache=True)
 def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
-                    vgroup, gmech, gm, gdf, gscale, gsigma, vshift, vkappa, vxi, vsigma,
-                    n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
+                    vgroup, gmech, gm, gdf, gscale, gsigma, gcounter, gcn, gparams, gibuf, gbuf, ggbuf,
+                    vshift, vkappa, vxi, vsigma, n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
     """Run the variants v = 0..nv−1 of one seed together (module docstring).
 
     Parameters (as :func:`privopt.bandits.kernels.episode_kernel`, per variant or per noise group)
@@ -152,6 +171,11 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     vgroup : int64[nv] noise group of each variant.
     gmech, gm, gdf, gscale, gsigma : per group — mechanism code, tree levels, Wishart df, Wishart node
         scale (L̃²), Gaussian node σ.
+    gcounter, gcn, gparams, gibuf, gbuf, ggbuf : per group — the continual counter that makes the Gaussian
+        noise instead of the path tree (:func:`privopt.mechanisms.counting.gaussian_counter_step` code, −1 for
+        the path tree) and its :class:`~privopt.mechanisms.counting.CounterState` fields, padded across groups;
+        its seeds come from the group's noise stream.  Round 1 releases no noise (no item yet), round t ≥ 2
+        the counter's N(t − 1) (:func:`_counter_release`).
     vshift, vkappa, vxi, vsigma : per variant — shift, κ, ξ, σ of β_t.
     rec_out : (nv, len(rec_t)); audit_out : (nv, len(audit_t), audit width); trace : (nv, n_rounds)
         or (nv, 0).
@@ -211,7 +235,12 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     for t in range(1, n_rounds + 1):
         # ---- tree noise of round t, once per noise group ----
         for gi in range(ng):
-            if gmech[gi] != 0:
+            if gcounter[gi] >= 0:
+                if t >= 2:
+                    _counter_release(gcounter[gi], gsigma[gi], npk, gcn[gi], gparams[gi], gibuf[gi], gbuf[gi],
+                                     noise[gi], ggbuf[gi], t, d, Nsum[gi])
+                    gdraws[gi] += 1
+            elif gmech[gi] != 0:
                 gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
                                             gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
         # ---- the decision set, drawn once (its stream is not the noise streams': order immaterial) ----

@@ -49,6 +49,8 @@ __all__ = [
     "MECHANISMS",
     "MECH_CODES",
     "K_RULES",
+    "BANDIT_COUNTERS",
+    "gaussian_counter",
     "GAMMA_RULES",
     "default_alpha",
     "wishart_df",
@@ -67,6 +69,10 @@ MECHANISMS = ("none", "gaussian", "wishart")
 #: mechanism name → integer code: the kernels' ``mech`` argument and the noise stream's spawn key
 MECH_CODES = {name: code for code, name in enumerate(MECHANISMS)}
 K_RULES = ("paper", "authors_code")
+#: how the Gaussian variant's released noise is made: the paper's path tree, or a continual counter of
+#: privopt.mechanisms.counting on the same symmetric Gaussian nodes at the same privacy (``sqrt`` is not
+#: offered: its state grows with its band count, which would have to approach the horizon n = 5·10^7)
+BANDIT_COUNTERS = ("path", "tree", "honaker", "smooth")
 GAMMA_RULES = ("prop9", "claim20")
 
 
@@ -92,6 +98,9 @@ class VariantParams:
     df : Wishart degrees of freedom k per node (Wishart only, else 0).
     sigma_noise : standard deviation of the off-diagonal entries of a Gaussian node (else 0).
     eps, delta : privacy parameters (None for non-private).
+    counter : how the Gaussian nodes make the released noise (:data:`BANDIT_COUNTERS`): "path", the paper's
+        tree (all m levels summed every round), or a continual counter of :mod:`privopt.mechanisms.counting`
+        at the same privacy (:func:`gaussian_params`; issue 27, beyond the paper).
     extras : derived reference quantities (c, Υ, unshifted bounds, rules used) for metadata.
     """
 
@@ -112,6 +121,7 @@ class VariantParams:
     sigma_noise: float = 0.0
     eps: float | None = None
     delta: float | None = None
+    counter: str = "path"
     extras: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -127,6 +137,11 @@ class VariantParams:
             raise ValueError("Wishart df must be >= d + 1")
         if self.mechanism == "gaussian" and not self.sigma_noise > 0:
             raise ValueError("Gaussian sigma_noise must be > 0")
+        if self.counter not in BANDIT_COUNTERS:
+            raise ValueError(f"counter must be one of {BANDIT_COUNTERS}, got {self.counter!r}")
+        if self.counter != "path" and self.mechanism != "gaussian":
+            raise ValueError(f"counter {self.counter!r} applies to the Gaussian mechanism only (Wishart noise needs "
+                             "the path tree's sum of m nodes: docs/continual-counting.md §3)")
 
     @property
     def kappa(self) -> float:
@@ -276,23 +291,67 @@ def wishart_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, shif
                          extras=extras)
 
 
+def gaussian_counter(counter: str, n: int, d: int, sigma_path: float, eps: float, delta: float):
+    """The continual counter (:class:`privopt.mechanisms.counting.Counter`) that replaces the paper's path tree at
+    the same privacy: T = n items (the released prefixes of rounds 2 … n hold 1 … n − 1 of them) in the packed
+    (d+1)×(d+1) triangle without its corner, Gaussian seeds of scale σ_c = σ_path·‖C‖_col,2/√m.
+
+    Same privacy, exactly: either release is a post-processing of C x + Z with i.i.d. symmetric Gaussian node
+    matrices Z of scale σ, so its privacy loss is that of a Gaussian mechanism with μ = max_s ‖C e_s‖₂·Δ/σ (Δ the
+    Mahalanobis size of one changed item under the node law, the same for both); the path tree's encoder puts
+    each item in m nodes (‖C e_s‖₂ = √m), so equal ‖C‖_col,2/σ means equal μ, whatever the paper's σ certifies.
+    The counter draws i.i.d. N(0, σ_c²) seeds per packed entry; the kernel multiplies the diagonal entries of
+    every release by √2 (a linear map of the seeds: the symmetric node law, diagonal variance 2σ_c²).
+    """
+    from privopt.mechanisms.counting import encoder_norms, make_counter
+    from privopt.mechanisms.smooth_binary import smooth_shape
+
+    if counter not in BANDIT_COUNTERS[1:]:
+        raise ValueError(f"counter must be one of {BANDIT_COUNTERS[1:]}, got {counter!r}")
+    h, k = smooth_shape(n, "gaussian") if counter == "smooth" else (0, 0)
+    _, l2 = encoder_norms(counter, n, height=h, weight=k)
+    p = (d + 1) * (d + 2) // 2 - 1
+    return make_counter(counter, n, p, 1.0, eps, delta, noise="gaussian",
+                        scale=sigma_path * l2 / math.sqrt(tree_levels(n)))
+
+
 def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alpha: float | None = None,
-                    L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0,
-                    name: str = "gaussian") -> VariantParams:
+                    L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0, counter: str = "path",
+                    name: str | None = None) -> VariantParams:
     """Gaussian variant (spec §5): symmetric N(0, σ²_noise) nodes, shift +2Υ, ρ_min = Υ, ρ_max = 3Υ,
-    γ = σ_noise·sqrt(m/Υ)·(√d + sqrt(2 log(2n/α))) (Prop. 11, equality form)."""
+    γ = s·(√d + sqrt(2 log(2n/α)))/√Υ (Prop. 11, equality form), with s the standard deviation of an off-diagonal
+    entry of the released noise and Υ = √2·s·(4√d + 2 log(2n/α)).
+
+    ``counter="path"`` (the paper's): s = σ_noise·√m at every round.  Another counter
+    (:data:`BANDIT_COUNTERS`, issue 27, beyond the paper) makes the release from the same kind of nodes at the
+    same privacy (:func:`gaussian_counter`; ``sigma_noise`` is then its seed σ_c), and s is the worst case over
+    the horizon, max_{t ≤ n} sqrt(Var N_ij(t)) (docs/continual-counting.md §3: Υ, the shift and ρ_min/ρ_max
+    scale with s, γ with √s)."""
     n, d, alpha = _common(n, d, alpha)
     eps, delta = _check_privacy(eps, delta)
     m = tree_levels(n)
     sn = gaussian_node_sigma(m, eps, delta, L_tilde_sq)
-    ups = gaussian_upsilon(sn, m, d, n, alpha)
+    extras = {}
+    if counter == "path":
+        ups = gaussian_upsilon(sn, m, d, n, alpha)
+        entry_sd = sn * math.sqrt(m)
+    else:
+        from privopt.mechanisms.counting import peak_variance
+
+        c = gaussian_counter(counter, n, d, sn, eps, delta)
+        entry_sd = math.sqrt(peak_variance(c))
+        ups = math.sqrt(2.0) * entry_sd * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha))
+        extras = {"sigma_path": sn, "entry_sd": entry_sd}
+        sn = c.scale
     d2 = math.sqrt(d) + math.sqrt(2.0 * math.log(2.0 * n / alpha))
-    gamma = sn * math.sqrt(m / ups) * d2
+    # the path's γ in the paper's form σ_noise·sqrt(m/Υ)·Δ₂ (the same number as before, to the last bit)
+    gamma = sn * math.sqrt(m / ups) * d2 if counter == "path" else entry_sd * d2 / math.sqrt(ups)
     gamma_loose = math.sqrt(m * L_tilde_sq * (math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha)) / (math.sqrt(2.0) * eps))
-    return VariantParams(name=name, mechanism="gaussian", n=n, d=d, m=m, alpha=alpha, shift=2.0 * ups,
+    return VariantParams(name=name or ("gaussian" if counter == "path" else f"gaussian_{counter}"),
+                         mechanism="gaussian", n=n, d=d, m=m, alpha=alpha, shift=2.0 * ups,
                          rho_min=ups, rho_max=3.0 * ups, gamma=gamma, sigma=sigma, S=S,
-                         L_tilde_sq=L_tilde_sq, sigma_noise=sn, eps=eps, delta=delta,
-                         extras={"upsilon": ups, "gamma_loose": gamma_loose})
+                         L_tilde_sq=L_tilde_sq, sigma_noise=sn, eps=eps, delta=delta, counter=counter,
+                         extras={"upsilon": ups, "gamma_loose": gamma_loose, **extras})
 
 
 def variant_params(name: str, n: int, d: int, eps: float = 1.0, delta: float = 0.1, *,

@@ -8,7 +8,9 @@ Project rule: all randomness comes from a SeedSequence/Generator passed in.  A r
   — θ*, decision sets, reward coins;
 * noise stream        ``noise = FastGenerator(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (1, code)))``
   with code = :data:`privopt.bandits.parameters.MECH_CODES` of the mechanism (0/1/2 for
-  none/gaussian/wishart) — tree node noises;
+  none/gaussian/wishart) — tree node noises; a Gaussian variant whose noise comes from a continual counter
+  (``VariantParams.counter`` ≠ "path", issue 27) uses ``spawn_key + (1, code, 1 + counter code)``
+  (:data:`privopt.mechanisms.counting.COUNTERS` order), a stream of its own;
 * audit stream        ``Generator(PCG64(SeedSequence(ss.entropy, spawn_key = ss.spawn_key + (2,))))``
   — only the random sample of audited rounds (:func:`sample_audit_rounds`); no engine draws from
   it, so auditing changes no decision and no regret value.
@@ -29,6 +31,7 @@ import numpy as np
 
 from privopt.bandits.parameters import MECH_CODES
 from privopt.fastrng import FastGenerator
+from privopt.mechanisms.counting import COUNTERS
 
 __all__ = ["SeedLike", "as_seed_sequence", "episode_streams", "sample_audit_rounds"]
 
@@ -46,12 +49,15 @@ def as_seed_sequence(seed: SeedLike) -> np.random.SeedSequence:
     raise TypeError(f"seed must be a non-negative int, SeedSequence or Generator, got {seed!r}")
 
 
-def episode_streams(seed: SeedLike, mechanism: str) -> tuple[FastGenerator, FastGenerator]:
+def episode_streams(seed: SeedLike, mechanism: str, counter: str = "path") -> tuple[FastGenerator, FastGenerator]:
     """(env, noise) generators of one run (module docstring)."""
     ss = as_seed_sequence(seed)
     key = tuple(ss.spawn_key)
     env = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (0,)))
-    noise = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=key + (1, MECH_CODES[mechanism])))
+    noise_key = key + (1, MECH_CODES[mechanism])
+    if counter != "path":
+        noise_key += (1 + COUNTERS.index(counter),)
+    noise = FastGenerator(np.random.SeedSequence(ss.entropy, spawn_key=noise_key))
     return env, noise
 
 

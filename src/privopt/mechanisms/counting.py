@@ -64,7 +64,7 @@ from privopt.mechanisms.factorisation import (sqrt_coefficients, sqrt_l1_factor,
                                              sqrt_variance_factor)
 from privopt.mechanisms.honaker import (honaker_linear_maps, honaker_state_rows, honaker_step, honaker_u,
                                        honaker_variance_factor)
-from privopt.mechanisms.node_noise import LAPLACE, NOISE_CODES, coordinate_variance
+from privopt.mechanisms.node_noise import GAUSSIAN, LAPLACE, NOISE_CODES, coordinate_variance
 from privopt.mechanisms.smooth_binary import (smooth_linear_maps, smooth_shape, smooth_state_rows,
                                              smooth_step)
 
@@ -79,9 +79,11 @@ __all__ = [
     "encoder_norms",
     "seed_variance",
     "noise_variance",
+    "peak_variance",
     "init_state",
     "counter_step",
     "laplace_counter_step",
+    "gaussian_counter_step",
     "prefix_noise",
     "linear_maps",
     "certify",
@@ -236,6 +238,35 @@ def noise_variance(counter: Counter) -> np.ndarray:
     return v * factor
 
 
+def _max_bit_weight(T: int, weights) -> float:
+    """max over 1 ≤ t ≤ T of Σ_{ℓ ∈ bits(t)} w_ℓ for positive weights: attained at T itself or at T with one set
+    bit j cleared and every bit below j set (a t ≤ T first differs from T at a bit j set in T and cleared in t,
+    and below j the most it can hold is every bit)."""
+    best = sum(weights[lv] for lv in range(T.bit_length()) if (T >> lv) & 1)
+    for j in range(T.bit_length()):
+        if (T >> j) & 1:
+            t = ((T >> (j + 1)) << (j + 1)) | ((1 << j) - 1)
+            if t:
+                best = max(best, sum(weights[lv] for lv in range(j + 1, T.bit_length()) if (t >> lv) & 1)
+                           + sum(weights[:j]))
+    return float(best)
+
+
+def peak_variance(counter: Counter) -> float:
+    """max_{t ≤ T} Var N_i(t) without the O(T) table of :func:`noise_variance` (a learner's worst-case bound over
+    a horizon of 5·10^7): tree max popcount(t), Honaker max Σ_{ℓ∈bits(t)} u_ℓ (both by the bits of T), smooth k
+    (every t), sqrt the last step (its variance only grows; O(T·b))."""
+    v = seed_variance(counter)
+    T = counter.T
+    if counter.name == "tree":
+        return v * _max_bit_weight(T, [1.0] * T.bit_length())
+    if counter.name == "honaker":
+        return v * _max_bit_weight(T, list(honaker_u(T.bit_length())))
+    if counter.name == "smooth":
+        return v * float(counter.weight)
+    return v * float(sqrt_variance_factor(T, counter.bands)[-1])
+
+
 # ----------------------------------------------------------------------------- streaming
 class CounterState(NamedTuple):
     """The arrays a numba kernel passes to :func:`counter_step` (in this order, then t and out)."""
@@ -311,6 +342,20 @@ def laplace_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, 
         honaker_step(t, LAPLACE, scale, p, n, params, buf, rng_state, gbuf, out)
     else:
         smooth_step(t, LAPLACE, scale, p, n, ibuf, buf, rng_state, gbuf, out)
+
+
+@numba.njit(cache=True)
+def gaussian_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
+    """:func:`counter_step` for the tree-structured counters with Gaussian seeds (``tree``, ``honaker``,
+    ``smooth``; the law fixed): the call Shariff & Sheffet's private LinUCB makes once per round and noise group
+    (:func:`privopt.bandits.lockstep.lockstep_kernel`), beside the paper's own path tree.  ``sqrt`` is left out:
+    its state grows with the band count, which a horizon of 5·10^7 rounds would need near T."""
+    if code == 0:
+        tree_step(t, GAUSSIAN, scale, p, n, buf, rng_state, gbuf, out)
+    elif code == 1:
+        honaker_step(t, GAUSSIAN, scale, p, n, params, buf, rng_state, gbuf, out)
+    else:
+        smooth_step(t, GAUSSIAN, scale, p, n, ibuf, buf, rng_state, gbuf, out)
 
 
 # One loop per counter, the law a constant in each branch (see counter_step).

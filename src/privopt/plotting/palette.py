@@ -99,6 +99,8 @@ ALGORITHMS: dict[str, AlgoStyle] = {
     "sqrt": _s("C2", "^", "-", "square root (full)"),
     "sqrt_banded": _s("C8", "v", "--", "square root (banded)"),
     "smooth": _s("C4", "D", "-", "smooth binary"),
+    # the path tree of Shariff & Sheffet (all m levels summed every round), the baseline of their Fig. 4c
+    "path": _s("C5", "P", "-", "path tree (the paper's)"),
 }
 
 

@@ -30,6 +30,9 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
   *reproduced* on that estimate.  Exact checks (F1.a, F4.f: no Cholesky failure, S.2: θ* inside the
   confidence set on every audited round) are contradicted by a single counterexample.
 * F5.e is descriptive (the paper states no expectation): always reported, never gated.
+* F4c.a–c (beyond the paper, Figure 4c): each counter's mean regret against the path tree's at the same privacy,
+  decided by the 95 % paired-bootstrap interval of the ratio (below 1, above 1, or straddling it), with ≥ MIN_SEEDS
+  runs per gap.
 
 :func:`findings` turns the Figure 4 comparisons and the undecided claims into the report's findings.
 Nothing here is tuned to make a claim pass.
@@ -919,9 +922,100 @@ def _s2(tables, settings) -> Outcome:
                    + "; ".join(_share_parts(shares, a.checks, "s2")), worst >= S2_THRESHOLD, details=details)
 
 
+# ----------------------------------------------------------------------------- Figure 4c (new, beyond the paper)
+
+BEYOND = "(beyond the paper) "
+#: what each counter of Figure 4c keeps fixed against the paper's path tree (the claims' statements)
+F4C_WHAT = {"tree": "the dyadic binary tree on the same symmetric Gaussian nodes",
+            "honaker": "Honaker's estimator on that tree (post-processing)",
+            "smooth": "the smooth binary mechanism"}
+
+
+def _f4c_needs(n: int, est: float, lo: float, hi: float) -> str:
+    """What would decide an interval that straddles 1: ≈ N runs (the 1/√N shrinking of the log-scale half-width
+    until it no longer reaches 1), or a longer horizon where a ratio of exactly 1 may separate."""
+    d = abs(math.log(est)) if est > 0 else 0.0
+    if d < 1e-9 or not (lo > 0 and hi > 0):
+        return "a longer horizon (the regret does not separate the counters here)"
+    half = (math.log(hi) - math.log(lo)) / 2
+    return f"≈ {max(n + 1, math.ceil(n * (half / d) ** 2))} runs at this horizon, or a longer one"
+
+
+def _f4c_ratio(tables, counter) -> list[Outcome]:
+    t = tables["fig4c_ratio"]
+    out = []
+    for gap, g in t.groupby("gap", sort=True):
+        T = int(g["t"].max())
+        at = g[g["t"] == T].set_index("counter")
+        reading = f"Δ = {gap:g}"
+        if counter not in at.index or "path" not in at.index:
+            out.append(Outcome(f"{reading}: the {counter} or path-tree runs are missing", None, reading=reading,
+                               needs=f"the {counter} and path runs"))
+            continue
+        r, path = at.loc[counter], at.loc["path"]
+        n = int(r["n"])
+        est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
+        text = (f"{reading}, t = {T:,}: mean regret {counter}/path = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
+                f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(path['mean'])}")
+        details = (f"{n} runs; ρ_min {_fmt(r['rho_min'])} against the path's {_fmt(path['rho_min'])} (ratio "
+                   f"{r['rho_min'] / path['rho_min']:.3f}), node σ {_fmt(r['sigma'])} against {_fmt(path['sigma'])}; "
+                   f"Cholesky fallbacks {int(r['pd_failures'])}")
+        if not all(math.isfinite(x) for x in (est, lo, hi)):
+            out.append(Outcome(text + " (no interval)", None, reading=reading, details=details,
+                               needs="a positive mean regret of the path tree"))
+        elif n < MIN_SEEDS:
+            out.append(Outcome(text + f" ({n} runs)", None, reading=reading, details=details,
+                               needs=f"≥ {MIN_SEEDS} runs per gap"))
+        else:
+            holds = decide(hi < 1.0, lo > 1.0)
+            out.append(Outcome(text, holds, reading=reading, details=details,
+                               needs=_f4c_needs(n, est, lo, hi) if holds is None else ""))
+    return out
+
+
+_F4C_THRESHOLD = ("at the last simulated round, per gap: the 95 % paired-bootstrap interval (over runs) of mean regret "
+                  "{c}/path lies below 1 (reproduced), above 1 (not reproduced), else inconclusive")
+
+
+@CLAIMS.claim("F4c.a", "fig4c", BEYOND + "Honaker's estimator on the dyadic tree (the paper's privacy) lowers the "
+              "Gaussian variant's regret against the paper's path tree.", _F4C_THRESHOLD.format(c="honaker"),
+              needs=("fig4c_ratio",), details="privacy: " + F4C_WHAT["honaker"] + ", equal ‖C‖_col,2/σ")
+def _f4ca(tables, settings):
+    return _f4c_ratio(tables, "honaker")
+
+
+@CLAIMS.claim("F4c.b", "fig4c", BEYOND + "The smooth binary mechanism (the paper's privacy) lowers the Gaussian "
+              "variant's regret against the paper's path tree.", _F4C_THRESHOLD.format(c="smooth"),
+              needs=("fig4c_ratio",), details="privacy: " + F4C_WHAT["smooth"] + ", equal ‖C‖_col,2/σ")
+def _f4cb(tables, settings):
+    return _f4c_ratio(tables, "smooth")
+
+
+@CLAIMS.claim("F4c.c", "fig4c", BEYOND + "Releasing only the dyadic decomposition's nodes (the 2010 binary tree, the "
+              "paper's privacy) lowers the Gaussian variant's regret against summing all m path nodes.",
+              _F4C_THRESHOLD.format(c="tree"), needs=("fig4c_ratio",),
+              details="privacy: " + F4C_WHAT["tree"] + ", equal ‖C‖_col,2/σ")
+def _f4cc(tables, settings):
+    return _f4c_ratio(tables, "tree")
+
+
+def _f4c_finding(t: pd.DataFrame) -> Finding | None:
+    """Figure 4c: each counter's regret ratio to the path tree at the last round, per gap."""
+    T = int(t["t"].max())
+    last = t[(t["t"] == T) & (t["counter"] != "path")]
+    if last.empty:
+        return None
+    parts = [f"Δ = {gap:g}: " + ", ".join(f"{r.counter} {r.ratio:.2f} [{r.ratio_lo:.2f}, {r.ratio_hi:.2f}]"
+                                        for r in g.itertuples()) for gap, g in last.groupby("gap", sort=True)]
+    return Finding(f"Figure 4c (beyond the paper), at t = {T:,} ({int(last['n'].min())} runs): the Gaussian variant's "
+                   "mean regret with each continual counter as a ratio to the paper's path tree at the same privacy "
+                   "(95 % paired bootstrap): " + "; ".join(parts) + ".", figure="fig4c")
+
+
 def evaluate(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]):
     """Claims entry point (protocol): every §8 claim.  ``settings``: the ``fig1``, ``exp1``, ``exp2``, ``exp3``
-    values the claims read (:mod:`.paper`); ``tables``: fig1, fig2, exp1_runs, fig4_runs, fig4_audit, fig5_runs."""
+    values the claims read (:mod:`.paper`); ``tables``: fig1, fig2, exp1_runs, fig4_runs, fig4_audit, fig4c_ratio,
+    fig5_runs."""
     return CLAIMS.evaluate(tables, settings)
 
 
@@ -1043,6 +1137,10 @@ def findings(tables: Mapping[str, pd.DataFrame], claims, settings: Mapping[str, 
             out.append(found)
     if tables.get("fig5_runs") is not None and len(tables["fig5_runs"]):
         found = _inc_finding(tables, settings)
+        if found is not None:
+            out.append(found)
+    if tables.get("fig4c_ratio") is not None and len(tables["fig4c_ratio"]):
+        found = _f4c_finding(tables["fig4c_ratio"])
         if found is not None:
             out.append(found)
     return out + _undecided_findings(claims)

@@ -1,10 +1,11 @@
 """Cost model of the Shariff & Sheffet run jobs: predicted seconds and data memory of one job.
 
-One run job (experiments ``exp1``–``exp3`` of :mod:`.paper`) simulates, for each of its seeds, every variant
+One run job (experiments ``exp1``–``exp3`` and ``exp2c`` of :mod:`.paper`) simulates, for each of its seeds, every variant
 it holds for ``rounds`` rounds (:func:`rounds_simulated`, as :mod:`.runs` resolves ``n_rounds``):
 
 * Exp. 1 (Figs. 2–3): NonPrivate LinUCB at one (reward model, d), K = d² arms;
 * Exp. 2 (Fig. 4): the configured ``variants`` (four) at d on one gap;
+* Fig. 4c (beyond the paper, ``exp2c``): the Gaussian variant with each configured counter at d on one gap;
 * Exp. 3 (Fig. 5): one mechanism at every ρ_min of the grid (:func:`.runs.exp3_grid`: the
   configured ``rho_grid``, or the spec's :data:`DEFAULT_RHO_POINTS` = 9 points) at d on one gap.
 
@@ -48,7 +49,7 @@ import math
 from collections.abc import Mapping
 
 __all__ = ["MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
-           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
+           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
@@ -81,10 +82,15 @@ PRIVATE_US: dict[str, dict[int, float]] = {
 #: noise of its noise group are shared).  ``bench_bandits.py`` prints it per group ("unshared": (group −
 #: dearest alone) / (one by one − dearest alone)); measured at d = 5 (the paper's Exp. 2/3 dimension) and
 #: applied at every d < :data:`LOCKSTEP_BELOW_D`, see :data:`LOCKSTEP_MEASURED`.
-LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23}
+LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23, "exp2c": 0.43}
 LOCKSTEP_MEASURED = ("2026-11-24, the same machine, idle (load average 0.1); `python benchmarks/bench_bandits.py "
                      "--rounds 200000 --repeats 5` (Fig. 4: 0.33; Fig. 5 Wishart grid 0.21, Gaussian grid 0.23 — Exp. 3 "
                      "takes the dearer; 2026-11-23 on a loaded run of the previous kernel: 0.33, 0.21, 0.32)")
+#: Fig. 4c (beyond the paper): a Gaussian round with a continual counter costs the path tree's within 5 % (CPU µs
+#: per round alone at d = 5, ε = 1, n = 5·10^7: path 0.815, tree 0.809, Honaker 0.856, smooth 0.853; all four in
+#: lockstep 1.93, so an unshared share of 0.43), so the model prices each counter as the "gaussian" variant
+EXP2C_MEASURED = ("2026-11-26, AMD EPYC, the second core busy with a niced reference run; time.process_time of "
+                  "run_lockstep over 3·10^5 rounds, best of 3")
 #: lockstep runs only with the buffered kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
 LOCKSTEP_BELOW_D = 12
 
@@ -152,6 +158,8 @@ def variants_per_job(experiment: str, settings: Mapping, point: Mapping) -> list
         return ["nonprivate"]
     if experiment == "exp2":
         return list(settings["variants"])
+    if experiment == "exp2c":
+        return ["gaussian"] * len(settings["counters"])
     if experiment == "exp3":
         points = len(settings["rho_grid"]) if settings.get("rho_grid") else DEFAULT_RHO_POINTS
         costly = max(_MECHANISM_VARIANTS[point["mechanism"]], key=lambda v: us_per_round(v, int(settings["d"])))

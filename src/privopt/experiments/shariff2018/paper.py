@@ -3,7 +3,8 @@
 Four experiments on simulated instances (spec ``shared/specs/private-linear-bandits.md`` §7): the
 decision set of Figure 1, Experiment 1 (Figures 2–3: non-private LinUCB by reward model and d),
 Experiment 2 (Figure 4: the four variants on each gap, with an audit of random rounds for S.1/S.2) and
-Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap).  The config section is
+Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap); beyond the paper, Figure 4c
+(the Gaussian variant with each continual counter, :mod:`.counters`).  The config section is
 ``shariff2018`` (``workflow/schemas/shariff2018.schema.yaml``).
 """
 
@@ -14,6 +15,7 @@ from privopt.experiments.shariff2018 import cost
 
 RUNS = "privopt.experiments.shariff2018.runs"
 TABLES = "privopt.experiments.shariff2018.tables"
+COUNTERS = "privopt.experiments.shariff2018.counters"
 
 
 def _pick(section, keys):
@@ -26,7 +28,10 @@ def _seeds(name):
 
 def check(section) -> None:
     """Cross-key checks the schema cannot express (raised before any job is planned)."""
-    for exp in ("exp1", "exp2", "exp3"):
+    if "path" not in section["exp2c"]["counters"]:
+        raise ConfigError("config key shariff2018.exp2c.counters: Figure 4c's ratios are to the paper's path tree: "
+                          f"list 'path', got {section['exp2c']['counters']}")
+    for exp in ("exp1", "exp2", "exp2c", "exp3"):
         rounds = section[exp]["n_rounds"]
         if rounds is not None and rounds > section[exp]["n"]:
             raise ConfigError(
@@ -47,7 +52,7 @@ def _sci(x: float) -> str:
 def scale_label(section) -> str:
     """What a run of this configuration is, in words (the reference manifest and the report show it)."""
     parts = []
-    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp3", "Fig. 5")):
+    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp2c", "Fig. 4c"), ("exp3", "Fig. 5")):
         e = section[name]
         horizon = (f"{_sci(e['n'])}-round runs" if e["n_rounds"] in (None, e["n"])
                    else f"{_sci(e['n_rounds'])}-round prefixes of the {_sci(e['n'])}-round runs")
@@ -63,6 +68,7 @@ def scale_label(section) -> str:
 EXP1_READS = ("n", "n_rounds", "gap", "rec_every")
 EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_rule", "k_rule", "rec_every",
               "audit_rounds")
+EXP2C_READS = ("n", "n_rounds", "d", "eps", "delta", "counters", "rec_every")
 EXP3_READS = ("n", "n_rounds", "d", "eps", "delta", "k_rule", "rho_grid", "rec_points")
 
 PAPER = Paper(
@@ -122,6 +128,18 @@ PAPER = Paper(
             data_mb=lambda settings, point, n: cost.job_data_mb("exp2", settings, point, n),
         ),
         Experiment(
+            name="exp2c",
+            label="Shariff & Sheffet Fig. 4c (Gaussian variant per continual counter, beyond the paper)",
+            points=lambda section: [{"gap": float(g)} for g in section["exp2c"]["gaps"]],
+            settings=lambda section, point: _pick(section["exp2c"], EXP2C_READS),
+            seeds=_seeds("exp2c"),
+            run=f"{COUNTERS}:exp2c_job",
+            tables=f"{COUNTERS}:exp2c_tables",
+            table_files=(Table("fig4c.csv"), Table("fig4c_ratio.csv"), Table("fig4c_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("exp2c", settings, point, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("exp2c", settings, point, n),
+        ),
+        Experiment(
             name="exp3",
             label="Shariff & Sheffet Fig. 5 (Exp. 3)",
             points=lambda section: [{"mechanism": m, "gap": float(g)} for m in section["exp3"]["mechanisms"]
@@ -174,6 +192,23 @@ PAPER = Paper(
                         'quick scale). Left Δ = 0, right Δ = 0.1; {{ snakemake.config["shariff2018"]["exp2"]["runs"] }} '
                         'runs per curve, ribbons ±1 SEM.'),
                inputs={"table": "fig4"}, params=lambda section: {"plot_until": section["exp2"]["plot_until"]}),
+        Figure("fig4c", title="Figure 4c (new, beyond the paper) — the Gaussian variant with each continual counter",
+               original_caption=("(none: a new figure beside Figure 4, issue 27: what modern continual counting buys the "
+                                 "Gaussian variant at the paper's privacy)"),
+               caption=('Shariff & Sheffet (2018), new figure 4c (beyond the paper): the Gaussian variant of Figure 4 with '
+                        "its noise from each continual counter at the paper's privacy (equal ‖C‖_col,2/σ: the same "
+                        "Gaussian-mechanism μ as the paper's path tree): the path tree (the paper's: all m levels summed "
+                        'every round), the dyadic binary tree on the same nodes, Honaker\'s estimator on it, and the '
+                        'smooth binary mechanism; shift, ρ_min, ρ_max and γ follow each counter\'s worst entry variance '
+                        'over the horizon.  d = {{ snakemake.config["shariff2018"]["exp2c"]["d"] }}, ε = '
+                        '{{ snakemake.config["shariff2018"]["exp2c"]["eps"] }}, δ = '
+                        '{{ snakemake.config["shariff2018"]["exp2c"]["delta"] }}, constants for n = '
+                        '{{ snakemake.config["shariff2018"]["exp2c"]["n"] }}; simulated rounds: '
+                        '{{ snakemake.config["shariff2018"]["exp2c"]["n_rounds"] }} (null = n); Figure 4\'s seeds, so the '
+                        'path tree\'s curve is Figure 4\'s Gaussian one.  Top: mean regret over time, band the 95 % '
+                        'bootstrap interval of the mean over the runs; bottom: mean regret as a ratio to the path tree\'s, '
+                        'bars the 95 % paired-bootstrap interval over the runs.  Claims F4c.a–c.'),
+               inputs={"table": "fig4c", "ratio": "fig4c_ratio"}),
         Figure("fig5", title="Figure 5 — final regret versus ρ_min, Wishart and Gaussian, several gaps",
                original_caption="Experiment 3 — Varying shift parameters with different sub-optimality gaps.",
                caption=('Shariff & Sheffet (2018), Figure 5 (Experiment 3): regret at the last simulated round ({{ '
@@ -188,7 +223,7 @@ PAPER = Paper(
     ),
     claims=Claims(
         evaluate="privopt.experiments.shariff2018.claims:evaluate",
-        inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig5_runs"),
+        inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig4c_ratio", "fig5_runs"),
         settings=lambda section: {
             "fig1": _pick(section["fig1"], ("K", "gap")),
             "exp1": _pick(section["exp1"], ("n",)),
