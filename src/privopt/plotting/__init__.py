@@ -12,7 +12,7 @@ Colour comes from ε when a curve has one, marker and line style from the algori
 Helpers take an ``ax`` and return what they drew or counted: :func:`curve` (a mean with its band or bars),
 :func:`band` (clipped, never dropped, on a log axis), :func:`band_text` / :func:`band_handle` (what the band
 is and over how many runs), :func:`guide` (a slope), :func:`legend_below` / :func:`figure_legend` (legends
-outside the data), :func:`nodata` (an empty panel), :func:`save` (stamps the scale, writes PDF and PNG, shows the PNG in the executed notebook).
+outside the data), :func:`nodata` (an empty panel), :func:`ratio_points` (ratios to a baseline with their interval, side by side), :func:`save` (stamps the scale, writes PDF and PNG, shows the PNG in the executed notebook).
 
 :func:`heading` shows the figure's captions from its declaration at the top of its notebook.
 
@@ -53,6 +53,7 @@ from privopt.plotting.draw import (
     nodata,
     note,
     palette_problems,
+    ratio_points,
     read,
     save,
     show,
@@ -63,5 +64,5 @@ __all__ = [
     "ALGORITHMS", "BAND_KINDS", "EPS_INF_COLOUR", "EPS_RANGE", "EPS_ZERO_COLOUR", "PROJECT_EPS", "REPORT_WIDTH_IN",
     "algo_style", "anchor", "band", "eps_curves", "band_handle", "band_text", "curve", "eps_colour", "eps_label", "eps_marker",
     "figure_legend", "guide", "heading", "hollow_handle", "legend_below", "level_colours", "min_text_pt", "nodata", "note", "palette_problems",
-    "read", "save", "show", "style", "use",
+    "ratio_points", "read", "save", "show", "style", "use",
 ]

@@ -191,6 +191,20 @@ def note(ax, text: str, where: str = "lower left", colour: str = "C3"):
                    bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1))
 
 
+def ratio_points(ax, frame: pd.DataFrame, x: str, k: int, count: int, *, algo: str | None = None, eps=None,
+                 step: float = 2.0**0.06, ms: float = 5) -> None:
+    """Ratios to a baseline (column ``ratio``) against ``x``, with error bars [``ratio_lo``, ``ratio_hi``] (a paired
+    bootstrap interval), in the style of ``algo``/``eps``: series k of ``count`` drawn side by side on a log x axis
+    (x multiplied by ``step`` ** (k − (count − 1)/2)), so that the bars of the series at one x do not overlap."""
+    st = style(algo, eps)
+    sub = frame.sort_values(x)
+    xs = sub[x].to_numpy(float) * step ** (k - (count - 1) / 2)
+    y = sub["ratio"].to_numpy(float)
+    ax.plot(xs, y, marker=st["marker"], ls=st["ls"], color=st["color"], lw=1, ms=ms, gid=st["gid"])
+    ax.errorbar(xs, y, yerr=[y - sub["ratio_lo"].to_numpy(float), sub["ratio_hi"].to_numpy(float) - y], fmt="none",
+                ecolor=st["color"], capsize=2, elinewidth=0.9)
+
+
 def nodata(ax, text: str = "no data at this scale"):
     """An empty panel that says why."""
     ax.set_xticks([])
@@ -329,4 +343,4 @@ def palette_problems(fig) -> list[str]:
 
 
 __all__ = ["anchor", "band", "eps_curves", "hollow_handle", "band_handle", "band_text", "curve", "eps_colour", "figure_legend", "guide", "legend_below",
-           "heading", "min_text_pt", "nodata", "note", "palette_problems", "read", "save", "show", "use"]
+           "heading", "min_text_pt", "nodata", "note", "palette_problems", "ratio_points", "read", "save", "show", "use"]

@@ -50,7 +50,7 @@ from scipy import stats as _st
 
 from privopt import seeding
 from privopt.pipeline.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, ClaimSet, Inconclusive, Outcome,
-                                        decide, finite)
+                                        decide, finite, ratio_outcome)
 from privopt.pipeline.claims import fmt_sig as _fmt
 from privopt.pipeline.protocol import Finding
 from privopt.experiments.shariff2018 import runs
@@ -931,16 +931,6 @@ F4C_WHAT = {"tree": "the dyadic binary tree on the same symmetric Gaussian nodes
             "smooth": "the smooth binary mechanism"}
 
 
-def _f4c_needs(n: int, est: float, lo: float, hi: float) -> str:
-    """What would decide an interval that straddles 1: ≈ N runs (the 1/√N shrinking of the log-scale half-width
-    until it no longer reaches 1), or a longer horizon where a ratio of exactly 1 may separate."""
-    d = abs(math.log(est)) if est > 0 else 0.0
-    if d < 1e-9 or not (lo > 0 and hi > 0):
-        return "a longer horizon (the regret does not separate the counters here)"
-    half = (math.log(hi) - math.log(lo)) / 2
-    return f"≈ {max(n + 1, math.ceil(n * (half / d) ** 2))} runs at this horizon, or a longer one"
-
-
 def _f4c_ratio(tables, counter) -> list[Outcome]:
     t = tables["fig4c_ratio"]
     out = []
@@ -960,16 +950,9 @@ def _f4c_ratio(tables, counter) -> list[Outcome]:
         details = (f"{n} runs; ρ_min {_fmt(r['rho_min'])} against the path's {_fmt(path['rho_min'])} (ratio "
                    f"{r['rho_min'] / path['rho_min']:.3f}), node σ {_fmt(r['sigma'])} against {_fmt(path['sigma'])}; "
                    f"Cholesky fallbacks {int(r['pd_failures'])}")
-        if not all(math.isfinite(x) for x in (est, lo, hi)):
-            out.append(Outcome(text + " (no interval)", None, reading=reading, details=details,
-                               needs="a positive mean regret of the path tree"))
-        elif n < MIN_SEEDS:
-            out.append(Outcome(text + f" ({n} runs)", None, reading=reading, details=details,
-                               needs=f"≥ {MIN_SEEDS} runs per gap"))
-        else:
-            holds = decide(hi < 1.0, lo > 1.0)
-            out.append(Outcome(text, holds, reading=reading, details=details,
-                               needs=_f4c_needs(n, est, lo, hi) if holds is None else ""))
+        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details, unit="runs",
+                                 where="at this horizon", longer="a longer horizon",
+                                 no_interval=(" (no interval)", "a positive mean regret of the path tree")))
     return out
 
 

@@ -31,13 +31,7 @@ def fig4c_panels(axes, table, ratio) -> None:
         r = ratio[ratio["gap"] == gap]
         others = [c for c in counters if c != "path"]
         for k, c in enumerate(others):
-            g = r[r["counter"] == c].sort_values("t")
-            st = pp.style(c)
-            x = g["t"].to_numpy(float) * 10 ** ((k - (len(others) - 1) / 2) * 0.025)  # side by side (log axis)
-            y = g["ratio"].to_numpy(float)
-            ax.plot(x, y, marker=st["marker"], ls=st["ls"], color=st["color"], lw=1, ms=4, gid=st["gid"])
-            ax.errorbar(x, y, yerr=[y - g["ratio_lo"].to_numpy(float), g["ratio_hi"].to_numpy(float) - y],
-                        fmt="none", ecolor=st["color"], capsize=2, elinewidth=0.9)
+            pp.ratio_points(ax, r[r["counter"] == c], "t", k, len(others), algo=c, step=10**0.025, ms=4)
         ax.set(xlabel="round t", title=f"({'cd'[j] if j < 2 else j}) mean regret / the path tree's, Δ = {gap:g}")
     axes[0][0].set_ylabel("cumulative pseudo-regret")
     axes[1][0].set_ylabel("ratio to the path tree (same privacy)")

@@ -35,7 +35,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide, finite, fmt_fixed, fmt_sig
+from privopt.pipeline.claims import (MIN_SEEDS, ClaimSet, Inconclusive, Outcome, finite, fmt_fixed, fmt_sig,
+                                     ratio_outcome)
 from privopt.pipeline.parts import (Z95, Part, all_of, judge, outcome, privacy_correct, privacy_planted, range_part,
                                     ratio_part, slope_part)
 from privopt.pipeline.protocol import Finding
@@ -322,16 +323,6 @@ ST1C_WHAT = {"honaker": "Honaker's estimator on the same tree at the same λ (po
              "smooth": "the smooth binary mechanism (Andersson & Pagh) at its own pure-ε calibration (the same ε)"}
 
 
-def _st1c_needs(n: int, est: float, lo: float, hi: float) -> str:
-    """What would decide an interval that straddles 1: ≈ N seeds (the 1/√N shrinking of the log-scale half-width
-    until it no longer reaches 1), or, at a measured ratio of exactly 1, a horizon or ε where the noise matters more."""
-    d = abs(math.log(est)) if est > 0 else 0.0
-    if d < 1e-9 or not (lo > 0 and hi > 0):
-        return "a larger T or smaller ε (the regret does not separate the counters here)"
-    half = (math.log(hi) - math.log(lo)) / 2
-    return f"≈ {max(n + 1, math.ceil(n * (half / d) ** 2))} seeds at this T, or a larger T"
-
-
 def _st1c_ratio(tables, counter):
     t = tables["st1c"]
     out = []
@@ -350,16 +341,9 @@ def _st1c_ratio(tables, counter):
                 f"{fmt_fixed(lo, 3)} … {fmt_fixed(hi, 3)}); regret {fmt_sig(r['mean'])} ± {fmt_sig(r['sem'])} against "
                 f"{fmt_sig(tree['mean'])} ± {fmt_sig(tree['sem'])} (SEM)")
         details = f"{n} seeds; largest T that ran; λ {fmt_sig(r['scale'])} against the tree's {fmt_sig(tree['scale'])}"
-        if not all(math.isfinite(x) for x in (est, lo, hi)):
-            out.append(Outcome(text + " (no interval: a non-positive mean regret of the tree)", None, reading=reading,
-                               details=details, needs="a positive mean regret of the tree (a smaller ε or larger T)"))
-        elif n < MIN_SEEDS:
-            out.append(Outcome(text + f" ({n} seeds)", None, reading=reading, details=details,
-                               needs=f"≥ {MIN_SEEDS} seeds per point"))
-        else:
-            holds = decide(hi < 1.0, lo > 1.0)
-            out.append(Outcome(text, holds, reading=reading, details=details,
-                               needs=_st1c_needs(n, est, lo, hi) if holds is None else ""))
+        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details, longer="a larger T or smaller ε",
+                                 no_interval=(" (no interval: a non-positive mean regret of the tree)",
+                                              "a positive mean regret of the tree (a smaller ε or larger T)")))
     return out
 
 

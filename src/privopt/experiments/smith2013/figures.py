@@ -47,13 +47,7 @@ def st1c_panels(axes, table) -> int:
         ax.axhline(1.0, color="0.6", lw=0.8)
         pairs = [(e, c) for e in eps for c in counters if c != "tree"]
         for k, (e, c) in enumerate(pairs):
-            sub = t[(t["counter"] == c) & np.isclose(t["eps"], e)].sort_values("T")
-            st = pp.style(**kw(c, e))
-            x = sub["T"].to_numpy(float) * 2.0 ** ((k - (len(pairs) - 1) / 2) * 0.06)  # side by side (log axis)
-            y = sub["ratio"].to_numpy(float)
-            ax.plot(x, y, marker=st["marker"], ls=st["ls"], color=st["color"], lw=1, ms=5, gid=st["gid"])
-            ax.errorbar(x, y, yerr=[y - sub["ratio_lo"].to_numpy(float), sub["ratio_hi"].to_numpy(float) - y],
-                        fmt="none", ecolor=st["color"], capsize=2, elinewidth=0.9)
+            pp.ratio_points(ax, t[(t["counter"] == c) & np.isclose(t["eps"], e)], "T", k, len(pairs), **kw(c, e))
         ax.set(xlabel="horizon T", title=f"({'cd'[j]}) mean regret / the tree's, {_TITLES[loss]}")
     axes[0][0].set_ylabel(r"regret  $\Sigma_t f_t(\hat w_t) - \min_w \Sigma_t f_t(w)$")
     axes[1][0].set_ylabel("ratio to the tree (same ε, same points)")
