@@ -126,7 +126,7 @@ def curve(ax, frame: pd.DataFrame, x: str, y: str = "mean", *, algo: str | None 
     keep = (c[y] > 0) if log else pd.Series(True, index=c.index)
     keep &= np.isfinite(c[y])
     kw = dict(color=st["color"], lw=lw or plt.rcParams["lines.linewidth"], gid=st["gid"])
-    marker, size = st["marker"], ms or plt.rcParams["lines.markersize"]
+    marker, size = st["marker"], plt.rcParams["lines.markersize"] if ms is None else ms
     cert = (c[certified].astype(bool) if certified else pd.Series(True, index=c.index))[keep]
     xs, ys = c.loc[keep, x], c.loc[keep, y]
     # one line with filled markers where certified (the legend shows line and marker), hollow ones beside it
