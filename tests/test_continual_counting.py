@@ -225,3 +225,13 @@ def test_choices_are_validated():
         cc.make_counter("sqrt", 10, 1, 1.0, 1.0, 0.0)
     c = cc.make_counter("tree", 10, 1, 1.0, 1.0, scale=2.5)
     assert c.scale == 2.5 and cc.certify(c)["eps"] == pytest.approx(4 / 2.5)
+
+
+@pytest.mark.parametrize("name", ["tree", "honaker", "smooth", "sqrt"])
+def test_peak_variance_is_the_largest_variance_of_the_table(name):
+    """peak_variance (by the bits of T, no O(T) table) equals max_t of noise_variance, enumerated, for every T up
+    to 300 and a few around powers of two."""
+    for T in [*range(1, 301), 1023, 1024, 1025, 4097]:
+        c = cc.make_counter(name, T, 3, 1.0, 1.0, 0.1)
+        want = cc.noise_variance(c).max()
+        assert cc.peak_variance(c) == pytest.approx(want, rel=1e-12, abs=0), (name, T)

@@ -334,7 +334,6 @@ def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alp
     extras = {}
     if counter == "path":
         ups = gaussian_upsilon(sn, m, d, n, alpha)
-        entry_sd = sn * math.sqrt(m)
     else:
         from privopt.mechanisms.counting import peak_variance
 

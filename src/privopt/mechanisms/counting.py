@@ -242,14 +242,11 @@ def _max_bit_weight(T: int, weights) -> float:
     """max over 1 ≤ t ≤ T of Σ_{ℓ ∈ bits(t)} w_ℓ for positive weights: attained at T itself or at T with one set
     bit j cleared and every bit below j set (a t ≤ T first differs from T at a bit j set in T and cleared in t,
     and below j the most it can hold is every bit)."""
-    best = sum(weights[lv] for lv in range(T.bit_length()) if (T >> lv) & 1)
-    for j in range(T.bit_length()):
-        if (T >> j) & 1:
-            t = ((T >> (j + 1)) << (j + 1)) | ((1 << j) - 1)
-            if t:
-                best = max(best, sum(weights[lv] for lv in range(j + 1, T.bit_length()) if (t >> lv) & 1)
-                           + sum(weights[:j]))
-    return float(best)
+    def weight(t: int) -> float:
+        return sum(weights[lv] for lv in range(t.bit_length()) if (t >> lv) & 1)
+
+    candidates = [T] + [((T >> (j + 1)) << (j + 1)) | ((1 << j) - 1) for j in range(T.bit_length()) if (T >> j) & 1]
+    return float(max(weight(t) for t in candidates if t))
 
 
 def peak_variance(counter: Counter) -> float:
