@@ -1,6 +1,7 @@
 """The README and docs/: the README stays short and its test command in step with .ci/run, every registered
 paper and figure has its row in the README's tables, and every relative link of README.md and docs/ resolves
-(to a file, and to a heading of it when it names one)."""
+(to a file, and to a heading of it when it names one); a paper page's copies of the shared cost and reference
+rows stay as their sources have them."""
 
 import re
 import shlex
@@ -75,3 +76,25 @@ def test_relative_links_resolve():
                 if anchor not in headings:
                     broken.append(f"{md.relative_to(REPO)}: {target} (no heading #{anchor})")
     assert seen and not broken, broken
+
+
+def _table_rows(section: str) -> list[str]:
+    """The body rows of the markdown tables in ``section`` (not their header or separator rows)."""
+    lines = section.splitlines()
+    return [line for i, line in enumerate(lines)
+            if line.startswith("| ") and i >= 2 and lines[i - 1].startswith("|") and lines[i - 2].startswith("|")]
+
+
+def test_each_paper_page_repeats_the_cost_and_reference_rows_of_the_shared_tables_as_they_are():
+    """A paper's page copies its rows of the paper-scale cost table (docs/performance.md) and of the reference
+    table (docs/usage.md) so that they can be read in place; a copy that drifts from its source is stale."""
+    perf = _section((REPO / "docs" / "performance.md").read_text(), "Paper-scale cost per figure")
+    usage = _section((REPO / "docs" / "usage.md").read_text(), "Reference results")
+    for page in sorted((REPO / "docs" / "papers").glob("*.md")):
+        text = page.read_text()
+        cost, ref = _table_rows(_section(text, "Paper-scale cost")), _table_rows(_section(text, "Reference results"))
+        assert cost and ref, f"{page.name}: no rows under 'Paper-scale cost' or 'Reference results'"
+        for row in cost:
+            assert row in perf.splitlines(), f"{page.name}: cost row not in docs/performance.md: {row[:90]}"
+        for row in ref:
+            assert row in usage.splitlines(), f"{page.name}: reference row not in docs/usage.md: {row[:90]}"
