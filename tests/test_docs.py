@@ -1,7 +1,7 @@
 """The README and docs/: the README stays short and its test command in step with .ci/run, every registered
 paper and figure has its row in the README's tables, and every relative link of README.md and docs/ resolves
 (to a file, and to a heading of it when it names one); a paper page's copies of the shared cost and reference
-rows stay as their sources have them."""
+rows stay as their sources have them, and the cost table totals what benchmarks/paper_cost.py prints."""
 
 import re
 import shlex
@@ -98,3 +98,18 @@ def test_each_paper_page_repeats_the_cost_and_reference_rows_of_the_shared_table
             assert row in perf.splitlines(), f"{page.name}: cost row not in docs/performance.md: {row[:90]}"
         for row in ref:
             assert row in usage.splitlines(), f"{page.name}: reference row not in docs/usage.md: {row[:90]}"
+
+
+def test_the_paper_scale_cost_table_totals_what_paper_cost_prints():
+    """docs/performance.md's cost table is benchmarks/paper_cost.py's output grouped per paper by hand: its
+    total row must be the script's (a figure left out of the table, or a remeasured constant, shows here)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("paper_cost", REPO / "benchmarks" / "paper_cost.py")
+    paper_cost = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(paper_cost)
+    config = paper_cost.load_config([REPO / "config" / "config.yaml", REPO / "config" / "paper.yaml"])
+    rows = paper_cost.figure_rows(config)
+    total = f"| all run jobs | {sum(r['jobs'] for r in rows)} | | | {sum(r['core_hours'] for r in rows):.1f} |"
+    perf = _section((REPO / "docs" / "performance.md").read_text(), "Paper-scale cost per figure")
+    assert total in perf.splitlines(), f"docs/performance.md's cost table does not end with {total}"
