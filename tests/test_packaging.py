@@ -72,7 +72,7 @@ def test_dependency_lists_are_in_step():
     assert pip_names == conda_names, (pip_names ^ conda_names)
     rule_env = yaml.safe_load((REPO / "workflow/envs/privopt.yaml").read_text())
     rule_names = _names(rule_env["dependencies"]) - {"python"}
-    runtime = pip_names - {"snakemake", "jsonschema", "pytest", "websocket-client", "snakemake-executor-plugin-slurm"}
+    runtime = pip_names - {"snakemake", "jsonschema", "pytest", "pytest-xdist", "websocket-client", "snakemake-executor-plugin-slurm"}
     assert rule_names == runtime, (rule_names ^ runtime)
 
 
