@@ -1,8 +1,27 @@
-"""Fixtures shared by the workflow tests (tests/test_workflow.py, tests/test_slurm.py)."""
+"""Fixtures shared by the workflow tests (tests/test_workflow.py, tests/test_slurm.py), and how the suite is
+shared among pytest-xdist's workers (``-n auto`` in pyproject.toml's addopts)."""
 
 from __future__ import annotations
 
 import pytest
+
+#: the fixture whose pipeline run (minutes) every end-to-end test reads: its tests share one worker
+SMOKE_FIXTURE = "smoke_run_two_cores"
+
+
+def xdist_group_of(module: str, fixturenames) -> str:
+    """The xdist group of a test (``--dist loadgroup``: a group's tests run on one worker, in order).
+
+    A module's tests stay together, so its module-scoped fixtures (a copy of the workflow, a simulated data
+    set) are built once, not once per worker; every test that reads the smoke pipeline run joins one group,
+    so that run is made once per session, not once per worker."""
+    return "smoke" if SMOKE_FIXTURE in fixturenames else module
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(xdist_group_of(module, getattr(item, "fixturenames", ()))))
 
 from workflow_runs import SUBSET, copy_workflow, data_config, snakemake
 
