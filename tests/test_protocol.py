@@ -36,7 +36,7 @@ def _experiment(**change):
 
 
 def _paper(**change):
-    base = dict(key="p", title="T", authors="A", venue="V", spec="S", short="P", experiments=(_experiment(),),
+    base = dict(key="p", title="T", authors="A", venue="V", short="P", experiments=(_experiment(),),
                 figures=(Figure("fig1", "F", "C", {"table": "t"}),), claims=Claims("m:f", ("t",)))
     return Paper(**{**base, **change})
 
@@ -125,6 +125,8 @@ def test_points_sharing_a_path_are_a_config_error():
     ({"claims": Claims("m:f", ("nope",))}, "claims read tables"),
     ({"experiments": (_experiment(), _experiment())}, "must be distinct"),
     ({"experiments": (_experiment(instances=("inst",)),)}, "unknown instances"),
+    ({"reading": "../shared/specs/p.md"}, "reading must name a page inside the repository"),
+    ({"reading": "/work/notes/p.md"}, "reading must name a page inside the repository"),
 ])
 def test_inconsistent_declarations_are_refused(change, message):
     with pytest.raises(ValueError, match=message):
@@ -167,6 +169,8 @@ def test_metadata_names_what_the_report_reads():
     assert meta["claims_tables"] == {"t": "results/p/tables/t.csv"}
     assert meta["figures"][0]["experiments"] == ["e"]
     assert meta["provenance"] == {"e": "results/p/tables/e.provenance.json"} == {"e": paper.provenance_file("e")}
+    assert meta["reading"] == "docs/papers/p.md"  # the default page of how the paper was read
+    assert _paper(reading="docs/adding-a-paper.md").metadata()["reading"] == "docs/adding-a-paper.md"
 
 
 # ----------------------------------------------------------------------------- the registry

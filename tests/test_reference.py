@@ -29,7 +29,7 @@ from workflow_runs import REPO, copy_workflow, data_config, needs_subset, snakem
 def _paper() -> Paper:
     exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in s["xs"]], settings=lambda s, p: {},
                      seeds=lambda s: (s["runs"], 2), run="m:f", tables="m:f", table_files=(Table("t.csv"),))
-    return Paper(key="p", title="t", authors="a", venue="v", spec="s", short="P", experiments=(exp,), figures=(),
+    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
                  claims=Claims(evaluate="m:f", inputs=("t",)))
 
 

@@ -28,7 +28,7 @@ def _paper() -> Paper:
                      run="m:f", tables="m:f", table_files=(Table("fig1.csv"),))
     exp2 = Experiment(name="exp2", label="E2", points=lambda s: [{}], settings=lambda s, p: {}, seeds=lambda s: (1, 1),
                       run="m:f", tables="m:f", table_files=(Table("fig2.csv"),))
-    return Paper(key="p", title="A paper", authors="A", venue="V", spec="S", short="P 2020", experiments=(exp, exp2),
+    return Paper(key="p", title="A paper", authors="A", venue="V", short="P 2020", experiments=(exp, exp2),
                  figures=(Figure("fig1", "Figure 1 — x", "The original caption.", {"table": "fig1"},
                                  caption='Our **figure** <i>: m = {{ snakemake.config["p"]["fig1"]["m"] }} at scale {{ snakemake.config["scale"] }}.'),
                           Figure("fig2", "Figure 2 — y", "Second caption.", {"table": "fig2"})),

@@ -1,6 +1,6 @@
 """Fast random variates for numba kernels: xoshiro256++, ziggurat normals, Gamma/χ², ``FastGenerator``.
 
-Spec private-linear-bandits.md §9.1 item 5 (fast RNG path).
+The fast RNG path of the private LinUCB kernels (docs/performance.md).
 
 Why hand-written: numba's legacy ``np.random`` costs ~40 ns per normal and its ``Generator``
 support calls the bit generator through a function pointer (~5–6 ns per variate), which dominates a

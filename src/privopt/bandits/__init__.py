@@ -1,6 +1,6 @@
 """Private contextual linear bandits (Shariff & Sheffet, NeurIPS 2018).
 
-Spec: shared/specs/private-linear-bandits.md.  Modules:
+How the paper was read: docs/papers/shariff2018.md, "Reading of the paper".  Modules:
 
 * :mod:`.parameters` — constants m, k, c, Υ, σ_noise, (ρ_min, ρ_max, γ) per variant; the ρ_min → (shift,
   ρ_max, γ) mapping of Fig. 5; the Fig. 5 grid.

@@ -50,7 +50,7 @@ __all__ = [
     "evaluate_audit",
 ]
 
-#: columns of the evaluated audit table (one row per audited round; claims S.1/S.2 of spec §8)
+#: columns of the evaluated audit table (one row per audited round; claims S.1/S.2 of shariff2018 reading R20)
 AUDIT_COLUMNS = ("t", "lambda_min_H", "lambda_max_H", "h_norm_Hinv", "conf_norm_V", "beta", "logdet_V")
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ PREFILTER_MIN_D = 20
 
 
 def evaluate_audit(raw: np.ndarray, theta: np.ndarray) -> pd.DataFrame:
-    """Evaluate raw audit rows of the kernel (spec §8 S.1/S.2): per audited round t,
+    """Evaluate raw audit rows of the kernel (claims S.1/S.2, shariff2018 reading R20): per audited round t,
     λ_min(H_t), λ_max(H_t), ‖h_t‖_{H_t⁻¹} (inf if H_t is not PD), ‖θ* − θ̃_t‖_{V_t}, β_t, log det V_t."""
     d = theta.size
     lay = audit_layout(d)
@@ -101,7 +101,7 @@ def _check(params: VariantParams, instance: BanditInstance, n_rounds: int) -> No
         raise ValueError(f"n_rounds must be a non-negative integer, got {n_rounds!r}")
     if n_rounds > params.n:
         raise ValueError(f"n_rounds = {n_rounds} exceeds the horizon n = {params.n} of the constants "
-                         "(quick runs are prefixes: keep the full-n constants, spec §9.4)")
+                         "(quick runs are prefixes: keep the full-n constants, shariff2018 reading R19)")
     if params.mechanism != "none" and n_rounds > 2 ** (params.m - 1):
         raise ValueError("n_rounds exceeds the tree capacity 2^(m-1)")
     if params.mechanism != "none" and instance.reward != "pm1":
@@ -112,7 +112,7 @@ def _check(params: VariantParams, instance: BanditInstance, n_rounds: int) -> No
 def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int, seed: SeedLike, *,
                 record=None, audit=None, trace: bool = False, engine: str = "numba",
                 kernel: str = "auto") -> EpisodeResult:
-    """Run one episode of Algorithm 1 (spec §2.2) for ``n_rounds`` ≤ ``variant.n`` rounds.
+    """Run one episode of Algorithm 1 (shariff2018 reading R1) for ``n_rounds`` ≤ ``variant.n`` rounds.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Bandit instances of the experiments (spec private-linear-bandits.md §7.1, paper App. D).
+"""Bandit instances of the experiments (shariff2018 reading R13, paper App. D).
 
 One *run* (episode) has a parameter θ* uniform on the unit sphere of R^d and, every round, a
 fresh decision set of K (= d² by default) unit vectors:
@@ -8,7 +8,7 @@ fresh decision set of K (= d² by default) unit vectors:
   (low = −0.75);
 * the optimal arm sits at a uniformly random position of the list.
 
-Exact zone sampler (§7.1.1).  For x uniform on S^{d−1}, T = ⟨x, θ*⟩ has density
+Exact zone sampler (shariff2018 reading R13).  For x uniform on S^{d−1}, T = ⟨x, θ*⟩ has density
 
     f_d(t) ∝ (1 − t²)^{(d−3)/2} on [−1, 1]   ⇔   (T + 1)/2 ~ Beta((d−1)/2, (d−1)/2),
 
@@ -72,7 +72,7 @@ REWARD_MODELS = ("pm1", "gaussian")
 
 @dataclass(frozen=True)
 class BanditInstance:
-    """Instance family of spec §7.1: dimension, arms per round, gap and reward model.
+    """Instance family of shariff2018 reading R13: dimension, arms per round, gap and reward model.
 
     ``K = None`` means d² (the paper's choice).  Sub-optimal means lie in [low, opt_mean − gap].
     ``theta`` fixes θ* (e.g. (1,1,1)/√3 for Fig. 1); by default θ* is drawn uniformly per run.
@@ -118,7 +118,7 @@ class BanditInstance:
 
 # ----------------------------------------------------------------------------- geometry
 def draw_theta(rng: np.random.Generator, d: int) -> np.ndarray:
-    """θ* uniform on the unit sphere of R^d: g ~ N(0, I_d), θ* = g/‖g‖ (spec §7.1 step 1)."""
+    """θ* uniform on the unit sphere of R^d: g ~ N(0, I_d), θ* = g/‖g‖ (shariff2018 reading R13)."""
     g = rng.standard_normal(d)
     return g / math.sqrt(float(g @ g))
 
@@ -150,7 +150,7 @@ def embed(theta: np.ndarray, xp: np.ndarray) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- zone law
 def zone_mode(a: float, b: float, d: int) -> float:
-    """t₀ = argmax of f_d on [a, b] (spec §7.1.1 method B)."""
+    """t₀ = argmax of f_d on [a, b] (uniform proposals, shariff2018 reading R13)."""
     if d > 3:
         return min(max(0.0, a), b)
     return a if abs(a) >= abs(b) else b
@@ -278,7 +278,7 @@ def sample_decision_set(rng: np.random.Generator, theta: np.ndarray, K: int, *, 
 
 
 def draw_reward(rng: np.random.Generator, mu: float, model: str = "pm1") -> float:
-    """Reward with mean μ: ±1 with P(+1) = (1 + μ)/2 (one U), or μ + N(0, 1) (one Z) (spec §7.1 step 3)."""
+    """Reward with mean μ: ±1 with P(+1) = (1 + μ)/2 (one U), or μ + N(0, 1) (one Z) (shariff2018 reading R13)."""
     if model == "pm1":
         return 1.0 if rng.random() < 0.5 * (1.0 + mu) else -1.0
     if model == "gaussian":

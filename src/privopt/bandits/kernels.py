@@ -1,10 +1,10 @@
-"""Numba episode kernels of Algorithm 1 for all variants (spec private-linear-bandits.md §2.2, §9.1).
+"""Numba episode kernels of Algorithm 1 for all variants (shariff2018 readings R1, R21).
 
 :func:`episode_kernel` runs one whole episode — the loop over rounds t = 1..n_rounds — inside a
 single ``@njit(cache=True)`` function, specialised at compile time on d (see :func:`dim_tag`), with
 no allocation in the loop (only the never-expected PD-failure fallback allocates):
 
-* tree noise by the root-to-leaf *path* construction (spec §3.3): ``eta[ℓ]`` holds the current
+* tree noise by the root-to-leaf *path* construction (shariff2018 reading R5): ``eta[ℓ]`` holds the current
   level-ℓ node noise as a packed lower triangle of the (d+1)×(d+1) matrix *without* the unused
   corner; round t ≥ 2 redraws levels 0..min(tz(t−1), m−1) in increasing order (amortised 2 nodes
   per round) and updates the running sum ``Nsum``; whenever a refresh reaches level
@@ -22,7 +22,7 @@ no allocation in the loop (only the never-expected PD-failure fallback allocates
 * G += x xᵀ, u += y x with the chosen arm; pseudo-regret += opt_mean − ⟨θ*, x_t⟩ (exact T of the arm).
 
 :func:`episode_kernel_batched` is the same algorithm with the decision set buffered and scored by one
-BLAS product per round (spec §9.2), faster from d ≈ 12 on (Exp. 1 goes up to d = 64, K = 4096).
+BLAS product per round (docs/performance.md), faster from d ≈ 12 on (Exp. 1 goes up to d = 64, K = 4096).
 Both kernels consume the random streams identically and make identical decisions.  Below d = 12 the
 pipeline runs :func:`privopt.bandits.lockstep.lockstep_kernel` instead (also for a single variant:
 ``kernel="buffered"``), which buffers the decision set and scores it in a vectorised loop; it is
@@ -47,7 +47,7 @@ stream), so the same ``env`` state gives every variant the same decision sets an
 Inside the kernels the environment state is carried as a tuple (registers) and written back to
 the ``env`` array at the end of the episode.
 
-PD safety net (spec §2.4): if the Cholesky of V_t fails, V_t is eigen-decomposed (hand-written
+PD safety net (shariff2018 reading R3): if the Cholesky of V_t fails, V_t is eigen-decomposed (hand-written
 Jacobi), its eigenvalues clipped at max(1e-8, 1e-12·λ_max), rebuilt, and a ``pd_failures`` counter
 is incremented.  The kernel calls no LAPACK routine at all (which keeps a fresh compilation of one
 d-specialisation at a few seconds); audits store raw released quantities that are evaluated in numpy.
@@ -280,7 +280,7 @@ def _jacobi_eigh(A, Q, w, d):
 
 @numba.njit(cache=True)
 def _pd_fallback(V, C, invd, d):
-    """Spec §2.4 safety net: eigen-clip the lower triangle of V at max(1e-8, 1e-12·λ_max), refactor.
+    """The safety net of shariff2018 reading R3: eigen-clip the lower triangle of V at max(1e-8, 1e-12·λ_max), refactor.
 
     Only reached when the Cholesky of V_t fails (never expected at the paper's shifts).
     """
@@ -403,7 +403,7 @@ def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
 
 @numba.njit(cache=True, inline="always")
 def _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv):
-    """V_t = G + N[:d,:d] + shift·I, ũ_t = u + N[:d,d]; Cholesky V = C Cᵀ (PD fallback of spec §2.4);
+    """V_t = G + N[:d,:d] + shift·I, ũ_t = u + N[:d,d]; Cholesky V = C Cᵀ (PD fallback of shariff2018 reading R3);
     y = C⁻¹ũ.  Returns (log det V_t, 1 if the fallback was used else 0)."""
     pd_ = d * (d + 1) // 2
     for i in range(d):
@@ -565,7 +565,7 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
     cum = 0.0
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
-        # ---- tree noise of round t (path construction, spec §3.3) ----
+        # ---- tree noise of round t (path construction, shariff2018 reading R5) ----
         if mech != 0:
             draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
                                    Nsum)
@@ -624,7 +624,7 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
                            n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
     """Same algorithm, same random streams and decisions as :func:`episode_kernel`, for large K·d.
 
-    Spec §9.2's matrix form.  Each round the K arms are drawn (canonical order) into a K×d buffer X'
+    The matrix form.  Each round the K arms are drawn (canonical order) into a K×d buffer X'
     in the θ* = e₁ basis (row j = (T_j, sc_j·g_j)); with B = C⁻¹Q one BLAS matrix product
     W = X' Bᵀ (``np.dot`` into a preallocated buffer) gives all w_j = C⁻¹x_j at once, then
     mean_j = ⟨Bᵀy, x'_j⟩ and ‖w_j‖².  Nothing is allocated inside the

@@ -1,6 +1,6 @@
 """Plain-numpy reference implementation of Algorithm 1 (test oracle and benchmark baseline).
 
-Written for readability, literally following the paper (spec private-linear-bandits.md §2–§6):
+Written for readability, literally following the paper (shariff2018 readings R1–R12):
 the private variants keep a :class:`privopt.mechanisms.tree.TreeAggregator` over the items
 z_s z_sᵀ (z_s = [x_s; y_s]) with the variant's node sampler, read V_t and ũ_t off the released
 (d+1)×(d+1) matrix M̃_t, solve with ``np.linalg``, and score the whole decision set at once.
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 
 class ReferenceLinUCB:
-    """Algorithm 1 with the released statistics of one variant (spec §2.2), plain numpy.
+    """Algorithm 1 with the released statistics of one variant (shariff2018 reading R1), plain numpy.
 
     ``decide(arms)`` returns the UCB-maximising index for the current round; ``update(x, y)``
     feeds the observation into the (private) statistics.

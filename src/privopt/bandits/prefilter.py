@@ -1,6 +1,6 @@
 """The large-d episode kernel: float32 scores with a rigorous error bound, the argmax in float64 (issue 24).
 
-:func:`episode_kernel_prefilter` runs Algorithm 1 (spec private-linear-bandits.md §2.2) and makes, bit for
+:func:`episode_kernel_prefilter` runs Algorithm 1 (shariff2018 reading R1) and makes, bit for
 bit, the decisions of the reference kernel :func:`privopt.bandits.kernels.episode_kernel` — the same
 chosen arms, regret records, counters, audit rows and final stream states — at a fraction of the cost
 of :func:`~privopt.bandits.kernels.episode_kernel_batched` for the Exp. 1 sizes (K = d² arms, d up to 64).

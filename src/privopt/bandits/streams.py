@@ -1,4 +1,4 @@
-"""The random streams of one bandit run, derived from its seed (spec private-linear-bandits.md §9.1 item 8).
+"""The random streams of one bandit run, derived from its seed (shariff2018 reading R21).
 
 Project rule: all randomness comes from a SeedSequence/Generator passed in.  A run's seed (int,
 ``SeedSequence`` or ``Generator``) is turned into a ``SeedSequence`` ``ss`` by :func:`as_seed_sequence`
@@ -21,7 +21,7 @@ plain-numpy reference calls the generator's numpy-like methods, so both engines 
 Consequences: every variant run with the same seed sees the same θ*, decision sets and reward coins
 (common random numbers); "wishart" and "wishart_unshifted" (and all Fig. 5 Wishart grid points) also
 share their noise matrices N_t; a run of T rounds is an exact prefix of the run of any longer
-horizon with the same ``VariantParams`` (spec §9.4).  Nothing depends on job order or on how many
+horizon with the same ``VariantParams`` (shariff2018 reading R19).  Nothing depends on job order or on how many
 runs a job contains.
 """
 

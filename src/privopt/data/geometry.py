@@ -1,6 +1,6 @@
 """Planar geometry in raw (lat, lon) degrees for the facility-location experiments.
 
-Spec: ``shared/specs/decomposable-submodular.md`` §4.1–4.3.  Everything works on
+docs/papers/chaturvedi2021.md, readings R10–R13.  Everything works on
 raw decimal degrees (no projection, no cos(lat) scaling):
 
 * :class:`Polygon` — convex polygon with a vectorised, *strict* in-polygon test
@@ -217,7 +217,7 @@ def inside_convex_polygon(
 
 
 def l1_diameter(vertices: ArrayLike | Polygon) -> float:
-    """Max over vertex pairs of ``|Δlat| + |Δlon|`` — the normaliser C of spec §4.1.
+    """Max over vertex pairs of ``|Δlat| + |Δlon|`` — the normaliser C of chaturvedi2021 reading R10.
 
     For a convex polygon this is its ℓ1 diameter, so every pair of points in it
     has ℓ1 distance ≤ C.
@@ -268,7 +268,7 @@ def quad_grid(
     """Grid of candidate locations spanned from corner S along S→W (rows) and S→E (cols).
 
     ``loc[cols·row + col] = S + a(row)·(W − S) + (col / (cols − 1))·(E − S)`` with
-    ``a(row) = row / (rows − 1)`` for ``mode="full"`` (spec §4.2, paper text) and
+    ``a(row) = row / (rows − 1)`` for ``mode="full"`` (chaturvedi2021 reading R11, the paper's text) and
     ``a(row) = row / 19`` for ``mode="repo"`` (the authors' integer-division slip
     (100 − 1) // 5 = 19; only meaningful for the Fig. 1 instance).
 
@@ -291,7 +291,7 @@ def quad_grid(
 
 
 # --------------------------------------------------------------------------------------
-# The instances of spec §4.2 (Fig. 1) and §4.3 (Fig. 2) [REPO values].
+# The instances of Fig. 1 and Fig. 2, with the authors' coordinates (chaturvedi2021 readings R11, R13).
 # --------------------------------------------------------------------------------------
 
 #: Fig. 1 box vertices (lat, lon): north, east, south, west.

@@ -36,8 +36,8 @@ def fetch(settings: dict[str, Any], files: dict[str, str]) -> dict[str, Any]:
     except urllib.error.URLError as err:
         raise RuntimeError(
             f"could not fetch {source}: {err.reason}.  Without internet, use a local copy: "
-            "`snakemake --configfile config/shared-data.yaml` reads the subset beside this checkout "
-            "(../shared/data/), or `--config uber_source=PATH uber_sha256=HEX` any file (README, Quick start)"
+            "`--config uber_source=PATH uber_sha256=HEX` reads any copy, e.g. the 99,997-record subset "
+            "uber-raw-data-apr14.subset.csv.gz that `config/shared-data.yaml` names (README, Quick start)"
         ) from err
     logger.info("verified: %s", provenance)
     return provenance

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from privopt.pipeline.datasets import Dataset
 
-#: the record count of the subset beside this checkout (../shared/data/uber-raw-data-apr14.subset.csv.gz)
+#: the record count of the subset uber-raw-data-apr14.subset.csv.gz (sha256 8dfd5914…8923; config/shared-data.yaml)
 SUBSET_RECORDS = 99997
 
 

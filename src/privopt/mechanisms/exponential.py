@@ -1,12 +1,12 @@
-"""The exponential mechanism (spec decomposable-submodular.md §1 and §2.5).
+"""The exponential mechanism (chaturvedi2021 reading R5).
 
 Over a finite candidate set R with score q(D, u) and sensitivity
 Δq = max_u max_{D~D'} |q(D, u) − q(D', u)| the mechanism O_ε(q) outputs u with
 
-    P(u) = exp(ε·q(u) / (2Δq)) / Σ_{v∈R} exp(ε·q(v) / (2Δq))          (spec §1)
+    P(u) = exp(ε·q(u) / (2Δq)) / Σ_{v∈R} exp(ε·q(v) / (2Δq))          (chaturvedi2021 reading R5)
 
 and is (ε, 0)-DP.  Candidates outside the current feasible set get probability 0
-(spec §2.5: "over the current candidate set only").
+(chaturvedi2021 reading R5: "over the current candidate set only").
 
 Sampling uses the Gumbel-max trick in log space: with g_u i.i.d. Gumbel(0, 1),
 argmax_u [ε·q(u)/(2Δq) + g_u] is distributed exactly as P above, and no
@@ -66,7 +66,7 @@ def _prepare(scores, eps, sensitivity, mask) -> tuple[np.ndarray, np.ndarray]:
 
 
 def exponential_logits(scores, eps, *, sensitivity=1.0, mask=None) -> np.ndarray:
-    """Log-weights ε·(q(u) − max q)/(2Δq) on candidates, −inf outside the mask (spec §1)."""
+    """Log-weights ε·(q(u) − max q)/(2Δq) on candidates, −inf outside the mask (chaturvedi2021 reading R5)."""
     scores = np.asarray(scores, dtype=np.float64)
     logits, cand = _prepare(scores, eps, sensitivity, mask)
     out = np.full(scores.shape, -np.inf)
@@ -75,7 +75,7 @@ def exponential_logits(scores, eps, *, sensitivity=1.0, mask=None) -> np.ndarray
 
 
 def exponential_probabilities(scores, eps, *, sensitivity=1.0, mask=None) -> np.ndarray:
-    """Exact output distribution of the exponential mechanism (spec §1, §2.5).
+    """Exact output distribution of the exponential mechanism (chaturvedi2021 reading R5).
 
     P(u) = exp(ε·q(u)/(2Δ)) / Σ_{v candidate} exp(ε·q(v)/(2Δ)) for candidates u
     (``mask[u]`` True, all u when ``mask`` is None) and 0 elsewhere; evaluated as a
@@ -94,7 +94,7 @@ def exponential_probabilities(scores, eps, *, sensitivity=1.0, mask=None) -> np.
 
 
 def exponential_mechanism(scores, eps, rng: np.random.Generator, *, sensitivity=1.0, mask=None) -> int:
-    """Sample u with P(u) ∝ exp(ε·q(u)/(2·sensitivity)) over the candidates (spec §1, §2.5).
+    """Sample u with P(u) ∝ exp(ε·q(u)/(2·sensitivity)) over the candidates (chaturvedi2021 reading R5).
 
     ``scores`` is q (shape (n,)), ``mask`` an optional boolean (n,) array of
     candidates (default: all).  Uses the Gumbel-max trick
@@ -118,7 +118,7 @@ def gumbel_argmax(logits, mask, uniforms):  # pragma: no cover - exercised throu
     constant is irrelevant; −inf allowed), ``mask`` boolean candidates,
     ``uniforms`` float64 i.i.d. U(0,1) (e.g. ``rng.random(n)`` drawn by the
     caller; entries outside the mask are ignored).  With these inputs the returned
-    index follows the exponential-mechanism law of spec §1.  Returns −1 when the
+    index follows the exponential-mechanism law of chaturvedi2021 reading R5.  Returns −1 when the
     mask selects nothing.  The caller is responsible for finite ε and for
     validating scores; this kernel does no checks.
     """

@@ -1,6 +1,6 @@
 """Symmetric Gaussian node noise (the Gaussian mechanism of the tree-based LinUCB).
 
-Spec private-linear-bandits.md §5.1 (node noise).
+shariff2018 reading R10 (node noise).
 
 A symmetric Gaussian node of dimension D = d+1 with parameter σ is Z = (Z' + Z'ᵀ)/√2 with
 Z' i.i.d. N(0, σ²), i.e. independent entries up to symmetry with
@@ -17,7 +17,7 @@ Canonical order: ``D(D+1)/2`` standard normals (``D(D+1)/2 − 1`` with ``skip_c
 the lower triangle row by row — (0,0), (1,0), (1,1), (2,0), … — which is also the *packed index*
 ``p(i, j) = i(i+1)/2 + j`` (i ≥ j; :func:`unpack_symmetric` turns a packed triangle back into a
 matrix).  With ``skip_corner`` the last entry (D−1, D−1) is neither drawn nor set (the bandit
-learner never reads it; spec §11.6).  Diagonal draws are scaled by σ√2, off-diagonal draws by σ.
+learner never reads it; shariff2018 reading R1).  Diagonal draws are scaled by σ√2, off-diagonal draws by σ.
 
 The per-node σ for the tree-based LinUCB (σ_noise = 4√m·L̃²·log(4/δ)/ε) lives in
 :mod:`privopt.bandits.parameters`; the random variates in :mod:`privopt.fastrng`.

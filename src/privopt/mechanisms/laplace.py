@@ -1,6 +1,6 @@
 """ℓ2-Laplace ("Gamma-norm") noise: density p(b) ∝ exp(−‖b‖₂/λ) on R^d.
 
-Spec online-convex-and-submodular-min.md §2.1 (Smith & Thakurta 2013 §2.1; Rivera Cardoso &
+docs/papers/smith2013.md, reading R2 (Smith & Thakurta 2013 §2.1; Rivera Cardoso &
 Cummings 2018, Lemma 9 with shape and scale put right).  This is the node noise of the
 tree-based aggregation protocol (TBAP) for pure ε-DP: it is *not* coordinate-wise Laplace and
 not Gaussian.  Sampling::

@@ -1,7 +1,7 @@
 """Tree-based aggregation (binary mechanism) for private prefix sums under continual observation.
 
-Spec private-linear-bandits.md §3 (paper §4, App. A.2); one implementation for every paper that
-needs a private counter.  Items x_1, x_2, … (scalars, vectors or matrices of a fixed shape) arrive
+Shariff & Sheffet §4 and App. A.2, read as docs/papers/shariff2018.md, readings R4–R6; one implementation for every
+paper that needs a private counter.  Items x_1, x_2, … (scalars, vectors or matrices of a fixed shape) arrive
 one at a time; after s items the mechanism releases
 
     release(s) = Σ_{i≤s} x_i + N(s),
@@ -13,19 +13,19 @@ symmetric Gaussian, Wishart, Laplace, …), so the privacy calibration lives wit
 
 Constructions (``construction=``):
 
-``"path"`` (default; spec §3.2 "root-to-leaf path", the authors' PanPrivTreeStrategy)
+``"path"`` (default; the root-to-leaf path of shariff2018 reading R4, the authors' PanPrivTreeStrategy)
     N(s) = Σ_{ℓ=0}^{m−1} η_{ℓ, ⌊s/2^ℓ⌋} — **exactly m node noises in every release**, as the
     paper's accuracy bounds require (Wishart N_t ~ W(L̃²I, m·k); Gaussian variance m·σ²).
     The level-ℓ noise is shared by the 2^ℓ consecutive releases s ∈ [j·2^ℓ, (j+1)·2^ℓ).
     Moving from s−1 to s redraws levels ℓ = 0 … min(tz(s), m−1) (tz = trailing zero bits), i.e.
-    1 + tz(s) draws: amortised 2 per item, worst case m (spec §3.3).
+    1 + tz(s) draws: amortised 2 per item, worst case m (shariff2018 reading R5).
 ``"dyadic"`` (classic Chan–Shi–Song / Dwork et al. binary mechanism)
     N(s) = Σ over the popcount(s) dyadic nodes whose union is {1..s}: at most m noises.
 ``"dyadic_padded"``
     the dyadic noises plus m − popcount(s) *fresh* independent node noises (drawn when the
-    release for s is formed), so again exactly m noises per release (spec §3.2 alternative).
+    release for s is formed), so again exactly m noises per release (the alternative of shariff2018 reading R4).
 
-Privacy of "path" with the classic per-node calibration is argued in spec §3.2 (each item lies in
+Privacy of "path" with the classic per-node calibration is argued in shariff2018 reading R4 (each item lies in
 at most one left-sibling sum per level).  The noise is data-independent, so the implementation
 keeps the exact prefix sum and the noise sum separately; this is exactly equivalent to storing
 noisy node sums.
@@ -36,14 +36,14 @@ construction.  Users:
 * Shariff & Sheffet (private LinUCB, :mod:`privopt.bandits`): "path", symmetric Gaussian or
   Wishart nodes (:mod:`privopt.mechanisms.gaussian`, :mod:`privopt.mechanisms.wishart`);
 * Smith & Thakurta (PFTAL, :mod:`privopt.online.tbap`): "dyadic" — the tree-based aggregation
-  protocol (TBAP) of spec online-convex-and-submodular-min.md §2.2 — with ℓ2-Laplace nodes
+  protocol (TBAP) of smith2013 reading R5 — with ℓ2-Laplace nodes
   (:mod:`privopt.mechanisms.laplace`).  At item s exactly one node noise is drawn, the one of the
   node (tz(s), s/2^tz(s) − 1) that completes; item t lies in the noised nodes
   :func:`dyadic_leaf_nodes` (at most m of them), so node noise calibrated to m·Δ/ε makes the
   released stream ε-DP.
 
 For numba kernels the module exposes :func:`tree_depth` (the number of levels), :func:`trailing_zeros`, :func:`path_refresh_top` and
-:func:`path_node_index`; the bandit kernel implements the "path" update with them (spec §3.3,
+:func:`path_node_index`; the bandit kernel implements the "path" update with them (shariff2018 reading R5,
 including the periodic exact recomputation of the noise sum, see :data:`EXACT_REFRESH_LEVEL`).
 For "dyadic", :func:`dyadic_level` says which level an item completes and
 :func:`dyadic_noise_update` keeps N(s) with the same additions in the same order as
@@ -83,7 +83,7 @@ EXACT_REFRESH_LEVEL = 10
 
 def tree_levels(n: int) -> int:
     """m = ⌈log2(n) + 1⌉ = 1 + ⌈log2 n⌉ levels for a horizon of n items: 2^(m−1) ≥ n leaves
-    (private-linear-bandits spec §3.1, §11.17).
+    (shariff2018 reading R4).
 
     Exact integer arithmetic: ⌈log2 n⌉ = bit_length(n − 1).  27 for n = 5·10^7, 18 for 10^5.
     """
@@ -118,7 +118,7 @@ def trailing_zeros(s):
 def path_refresh_top(s, m):
     """Highest level whose node changes when the leaf index moves from s−1 to s ≥ 1: min(tz(s), m−1).
 
-    The level-ℓ node index ⌊s/2^ℓ⌋ changes iff 2^ℓ divides s, i.e. iff ℓ ≤ tz(s) (spec §3.3).
+    The level-ℓ node index ⌊s/2^ℓ⌋ changes iff 2^ℓ divides s, i.e. iff ℓ ≤ tz(s) (shariff2018 reading R5).
     """
     t = trailing_zeros(s)
     return t if t < m - 1 else m - 1

@@ -1,4 +1,4 @@
-"""Wishart noise by the Bartlett decomposition (spec private-linear-bandits.md §4.1).
+"""Wishart noise by the Bartlett decomposition (shariff2018 reading R7).
 
 W ~ W_D(Σ, k) (D×D, k ≥ D degrees of freedom) is the Gram matrix Σ_{i≤k} g_i g_iᵀ of k i.i.d.
 g_i ~ N(0, Σ).  Bartlett: with A lower-triangular,

@@ -1,6 +1,6 @@
 """Numba kernels of online submodular maximisation on coverage streams (full information and bandit).
 
-Spec ``online-submodular-max.md`` §3, §8.  One call runs every replica of one configuration (every
+docs/papers/perezsalazar2021.md, readings R4 and R19.  One call runs every replica of one configuration (every
 ε × seed of an (instance, algorithm, k, T)): replica r has its own learning rate ``eta[r]``, its own
 xoshiro256++ stream(s) (``privopt.fastrng``, seeded by the caller from ``privopt.seeding``) and reads
 data stream ``stream_of[r]`` of :class:`privopt.online.coverage.Stream`.  Replicas are independent,

@@ -1,6 +1,6 @@
 """Private bandit FTAL (Smith & Thakurta 2013 §3, their Alg. 3 [inferred: the appendix is missing]).
 
-Spec online-convex-and-submodular-min.md §2.5, A12.  One-point gradient estimates (Flaxman, Kalai,
+docs/papers/smith2013.md, reading R8.  One-point gradient estimates (Flaxman, Kalai,
 McMahan): with u uniform on S^{p−1}, E_u[(p/β) f(w + βu) u] = ∇f̂(w), f̂ the loss smoothed over βB^p::
 
     w̃_1 = 0 ∈ (1 − ξ)C,  ξ = β/r
@@ -10,7 +10,7 @@ McMahan): with u uniform on S^{p−1}, E_u[(p/β) f(w + βu) u] = ∇f̂(w), f̂
                    w̃_{t+1} = Π_{(1−ξ)C}( (1/t) Σ_{τ≤t} w̃_τ − v̂_t/(H t) )     (ST eq. 9: anchors at w̃_τ)
 
 C is the ball of radius ρ (r = R = ρ in ST's Thm 6), so ŵ_t ∈ C.  β by ``beta_rule``: ``oblivious``
-β = p/T^{1/3}, ``adaptive`` β = p/T^{1/4} (ST Thm 6), capped at r/2 (spec A12: β < r is required; the
+β = p/T^{1/3}, ``adaptive`` β = p/T^{1/4} (ST Thm 6), capped at r/2 (smith2013 reading R8: β < r is required; the
 cap binds for p = 2, r = 1 only below T = 64 / 256, and is recorded in :class:`BanditSetup`).  Regret
 counts the played points ŵ_t against min over all of C.  ε = ∞ is non-private bandit FTAL (ST eq. 8).
 
@@ -76,7 +76,7 @@ def bandit_setup(loss: str, T: int, p: int, eps: float, *, beta_rule: str, B: fl
     beta = p / T ** BETA_RULES[beta_rule]
     capped = beta > radius / 2
     if capped:
-        _log.warning("bandit PFTAL: beta = p/T^%.3g = %.4g exceeds r/2 = %.4g at T = %d; capped at r/2 (spec A12)",
+        _log.warning("bandit PFTAL: beta = p/T^%.3g = %.4g exceeds r/2 = %.4g at T = %d; capped at r/2 (smith2013 reading R8)",
                      BETA_RULES[beta_rule], beta, radius / 2, T)
     beta = min(beta, radius / 2)
     mu = p * B / beta

@@ -1,6 +1,6 @@
 """The best fixed decision in hindsight, min_{w∈C} Σ_t f_t(w), for the regret of the online convex tasks.
 
-Spec online-convex-and-submodular-min.md §3.1 ("Empirical regret"):
+docs/papers/smith2013.md, reading R11, and cardoso2019 reading R7:
 
 * squared distance: Σ ½‖x_t − w‖² = (T/2)‖w − x̄‖² + const, so w* = Π_C(x̄) exactly;
 * Euclidean distance: w* is the geometric median (in one dimension the median itself; else Weiszfeld from

@@ -1,15 +1,15 @@
-"""Streams of weighted probabilistic-coverage functions: the online instances of the spec.
+"""Streams of weighted probabilistic-coverage functions: the online instances of Perez-Salazar & Cummings.
 
-Spec ``online-submodular-max.md`` §5.  Every instance is a matrix ``P`` (M types × n items, entries
+docs/papers/perezsalazar2021.md, readings R14 and R18.  Every instance is a matrix ``P`` (M types × n items, entries
 in [0, 1]) and a stream of rounds; round t is a mixture of types ``(m_j, w_j)`` with ``Σ_j w_j = 1``
 and its function is::
 
     f_t(S) = Σ_j w_j · (1 − Π_{a∈S} (1 − P[m_j, a]))        ∈ [0, 1], monotone, submodular, f_t(∅) = 0.
 
-* SYN-CLICK (§5.3): one type per round (the clicking user's type), ``P`` the click probabilities.
-* UBER-PICK (§5.1): one type per round, the pickup's *coverage signature*; ``P`` is 0/1 (candidate a
+* SYN-CLICK (perezsalazar2021 reading R18): one type per round (the clicking user's type), ``P`` the click probabilities.
+* UBER-PICK (perezsalazar2021 reading R14): one type per round, the pickup's *coverage signature*; ``P`` is 0/1 (candidate a
   covers pickups of that signature), so ``f_t(S) = 1{S covers the pickup}``.
-* UBER-WIN (§5.2): one window per round, a mixture of signatures weighted by their share of the
+* UBER-WIN (perezsalazar2021 reading R14): one window per round, a mixture of signatures weighted by their share of the
   window's pickups, so ``f_t(S)`` = the fraction of the window's pickups S covers.
 
 The marginal gain of item a on a prefix set Q is ``Σ_j w_j·U_j(Q)·P[m_j, a]`` with

@@ -1,6 +1,6 @@
 """Offline benchmarks of a coverage stream: the exact optimum, greedy in hindsight, an upper bound.
 
-Spec ``online-submodular-max.md`` §4 and ambiguity 13.  Over the first T rounds,
+docs/papers/perezsalazar2021.md, readings R13 and R21.  Over the first T rounds,
 ``Φ(S) = Σ_{t≤T} f_t(S) = Σ_m c_m·(1 − Π_{a∈S}(1 − P[m, a]))`` with ``c`` the total weight of each
 type (:func:`privopt.online.coverage.type_totals`), so every k-set is valued by one product per type.
 
@@ -10,7 +10,7 @@ type (:func:`privopt.online.coverage.type_totals`), so every k-set is valued by 
   a's ≥ k dominators is outside the set and swapping it in loses nothing (coverage is monotone in
   P); dominance is a strict partial order, so repeated swaps end inside the kept items.  This is
   what makes SYN-CLICK-PAD (dummy items equal to p_base everywhere) enumerable at n = 1000.  The
-  enumeration is refused above ``max_sets`` subsets (2·10⁶, ambiguity 13).
+  enumeration is refused above ``max_sets`` subsets (2·10⁶, perezsalazar2021 reading R13).
 * :func:`greedy`: the offline greedy set on Φ (ties to the lowest index) — OFF-GREEDY.
 * :func:`uniform_value`: the exact expected Φ of UNIF (k independent uniform picks, duplicates merged),
   by enumerating the n^k pick tuples.
@@ -29,7 +29,7 @@ from privopt.online.coverage import check_coverage_matrix
 __all__ = ["MAX_SETS", "kept_items", "exact_opt", "greedy", "greedy_upper_bound",
            "benchmarks", "uniform_value"]
 
-#: enumeration limit of ambiguity 13
+#: enumeration limit of perezsalazar2021 reading R13
 MAX_SETS = 2_000_000
 
 

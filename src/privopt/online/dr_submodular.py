@@ -1,9 +1,9 @@
 """Algorithm 4 of Perez-Salazar & Cummings (Sec. 5, App. C): private online maximisation of continuous
-DR-submodular functions, K ordered PFTAL experts with linear gains (spec ``online-submodular-max.md`` §3.7).
+DR-submodular functions, K ordered PFTAL experts with linear gains (docs/papers/perezsalazar2021.md, reading R10).
 
 On the multilinear extension of a coverage stream (SYN-CLICK-MLE) ``F_t(x) = 1 − Π_a (1 − P[m_t, a] x_a)``
 over ``P_k = {x ∈ [0,1]^n : Σ x ≤ k}``; ``max_{P_k} Σ_t F_t`` is the discrete optimum OPT_T, so the benchmarks
-of :mod:`privopt.online.coverage_offline` apply.  Parameters (spec ambiguities 8–9):
+of :mod:`privopt.online.coverage_offline` apply.  Parameters (perezsalazar2021 readings R9, R10):
 
 * ``K = ⌈(T / ln^{2.5} T)^{1/4}⌉`` (App. C) unless given; ε' = ε/K per expert (Lemma 6: the feed-forward
   induction of Lemma 1 with densities);

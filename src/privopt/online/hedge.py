@@ -1,6 +1,6 @@
 """Hedge (exponential weights, Freund & Schapire 1997): Algorithm 1 of Perez-Salazar & Cummings.
 
-Spec ``online-submodular-max.md`` §2.  On actions ``[N]`` with gains ``g_t ∈ [0,1]^N`` Hedge plays
+docs/papers/perezsalazar2021.md, readings R1 and R3.  On actions ``[N]`` with gains ``g_t ∈ [0,1]^N`` Hedge plays
 ``i_t ~ x_t`` with ``x_t ∝ exp(η Σ_{τ<t} g_τ)`` (weights ``w_1 = 1``, ``w_{t+1} = w_t·exp(η g_t)``).
 Its deterministic guarantee (Thm 3), for every action i and every gain sequence, valid for η ≤ 1::
 

@@ -1,4 +1,4 @@
-"""Losses of the online convex tasks of Smith & Thakurta's figures (spec online-convex-and-submodular-min.md §3.2).
+"""Losses of the online convex tasks of Smith & Thakurta's figures (smith2013 reading R12).
 
 Two losses of a decision w ∈ C ⊂ R^p against the round's point x_t (one rider's pickup, or a
 synthetic point), both with data and decisions in the ball of radius ρ about the origin:

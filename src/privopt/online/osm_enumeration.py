@@ -1,4 +1,5 @@
-"""T-PRIV: the exact output law of FI-DP on a tiny instance, by enumeration (spec §6 F8, claim C8.2).
+"""T-PRIV: the exact output law of FI-DP on a tiny instance, by enumeration (Figure F8, claim C8.2;
+docs/papers/perezsalazar2021.md, reading R22).
 
 Instance: U = {0, 1, 2}, k = 2, T = 4, ``f_t(S) = |S ∩ {0, 1}|/2`` for t ≠ t₀ = 2; the neighbouring
 streams differ only at t₀: ``f_2(S) = 1{0 ∈ S}`` versus ``f'_2(S) = 1{2 ∈ S}``.  (A change that
@@ -28,7 +29,8 @@ import numpy as np
 
 __all__ = ["TPRIV", "tpriv_functions", "output_law", "hockey_stick", "tpriv_row"]
 
-#: the instance of the spec: n items, k experts, T rounds, the round t₀ (1-based) where the streams differ
+#: the instance of perezsalazar2021 reading R22: n items, k experts, T rounds, the round t₀ (1-based) where the
+#: streams differ
 TPRIV = {"n": 3, "k": 2, "T": 4, "t0": 2}
 
 SetFunction = Callable[[frozenset], float]

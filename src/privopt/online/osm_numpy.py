@@ -1,6 +1,6 @@
-"""Plain-numpy batched versions of FI-DP and BanditDP (the spec's prototype design; benchmarks only).
+"""Plain-numpy batched versions of FI-DP and BanditDP (the design's prototype; benchmarks only).
 
-Spec ``online-submodular-max.md`` §8: all replicas of one configuration in one state array
+All replicas of one configuration in one state array
 ``G[R, k, n]`` with a per-replica η; per round one Gumbel-max draw for every expert of every replica
 (``argmax(η·G + Gumbel)``, Gumbel noise drawn in chunks of rounds), then a k-step loop of vectorised
 marginal computations.  The same quantities as the numba kernels are recorded (ALG, G, realised and

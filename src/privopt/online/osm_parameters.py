@@ -1,7 +1,7 @@
 """Learning rates, exploration rates and regret bounds of online submodular maximisation
-(Perez-Salazar & Cummings 2021; spec ``online-submodular-max.md`` §3–§4).
+(Perez-Salazar & Cummings 2021; docs/papers/perezsalazar2021.md, readings R3–R5, R19).
 
-Every algorithm of the spec is a set of k Hedge experts (:mod:`privopt.online.hedge`) that differ
+Every algorithm of the paper is a set of k Hedge experts (:mod:`privopt.online.hedge`) that differ
 in the learning rate η, in how many draws each expert makes (T, or about 2γT for the bandit
 algorithms) and, for the bandit ones, in the exploration rate γ:
 
@@ -17,9 +17,9 @@ B2-PRESAMPLE (B2)   ε / (k √(32 (M+1) ln(k/δ)))                     M + 1 (e
 SG-BANDIT-NP        √(k n ln n / (γT))                              —
 ==================  ==============================================  ====================
 
-γ (spec §3.5, ambiguity 4): the printed ``γ = k((16 n ln n)²/T)^{1/3}`` is ≥ 1 at every practical
+γ (perezsalazar2021 reading R5): the printed ``γ = k((16 n ln n)²/T)^{1/3}`` is ≥ 1 at every practical
 T, so the experiments use ``γ(T) = min(1/2, c_γ·T^{−1/3})`` (B1 at its own rate: ``T^{−1/4}``).
-Natural logarithms throughout (ambiguity 2).
+Natural logarithms throughout (perezsalazar2021 reading R2).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def sg_bandit_eta(k: int, n: int, T: int, gamma: float) -> float:
 
 
 def practical_gamma(T: int, c_gamma: float = 2.0, power: float = 1.0 / 3.0) -> float:
-    """γ(T) = min(1/2, c_γ·T^{−power}) (spec §3.5; power 1/4 for B1 at its own rate)."""
+    """γ(T) = min(1/2, c_γ·T^{−power}) (perezsalazar2021 reading R5; power 1/4 for B1 at its own rate)."""
     return min(0.5, c_gamma * T ** (-power))
 
 
@@ -113,7 +113,8 @@ def fi_bound_sharp(eta: float, k: int, n: int, T: int) -> float:
 
 
 def bandit_bound(eps: float, k: int, n: int, T: int, delta: float, gamma: float) -> float:
-    """B_BD (spec §3.3): k·[8k² n ln n √(T ln(k/δ))/(ε√γ) + ε√T/(8k√(γ ln(k/δ)))] + γT (tail dropped)."""
+    """B_BD (perezsalazar2021 reading R19): k·[8k² n ln n √(T ln(k/δ))/(ε√γ) + ε√T/(8k√(γ ln(k/δ)))] + γT (tail
+    dropped)."""
     L = math.log(k / delta)
     per_expert = 8 * k * k * n * math.log(n) * math.sqrt(T * L) / (eps * math.sqrt(gamma)) + eps * math.sqrt(T) / (
         8 * k * math.sqrt(gamma * L))
@@ -121,12 +122,12 @@ def bandit_bound(eps: float, k: int, n: int, T: int, delta: float, gamma: float)
 
 
 def alg4_experts(T: int) -> int:
-    """K = ⌈(T / ln^{2.5} T)^{1/4}⌉, at least 1 (App. C's formula; spec ambiguity 8)."""
+    """K = ⌈(T / ln^{2.5} T)^{1/4}⌉, at least 1 (App. C's formula; perezsalazar2021 reading R9)."""
     if T < 3:
         return 1
     return max(1, math.ceil((T / math.log(T) ** 2.5) ** 0.25))
 
 
 def alg4_H(c_H: float, n: int, T: int, eps_expert: float) -> float:
-    """PFTAL's regulariser H = c_H · n · ln^{2.5}(T) / (ε' √T) (spec §3.7, ε' = ε/K)."""
+    """PFTAL's regulariser H = c_H · n · ln^{2.5}(T) / (ε' √T) (perezsalazar2021 reading R10, ε' = ε/K)."""
     return c_H * n * math.log(max(T, 3)) ** 2.5 / (eps_expert * math.sqrt(T))

@@ -1,6 +1,6 @@
 """PFTAL — Private Follow The Approximate Leader (Smith & Thakurta 2013, Alg. 1), full information.
 
-Spec online-convex-and-submodular-min.md §2.3–§2.4.  With z_t the gradient fed to TBAP
+smith2013 readings R6, R7.  With z_t the gradient fed to TBAP
 (:mod:`privopt.online.tbap`) and v̂_t its private prefix sum::
 
     ŵ_1 = 0 (the centre of C)
@@ -8,18 +8,18 @@ Spec online-convex-and-submodular-min.md §2.3–§2.4.  With z_t the gradient f
                    ŵ_{t+1} = Π_C( (1/t) Σ_{τ≤t} ŵ_τ − v̂_t/(H t) )
 
 The last line is exactly argmin_{w∈C} ⟨v̂_t, w⟩ + (H/2) Σ_{τ≤t} ‖w − ŵ_τ‖² (an isotropic quadratic,
-spec A5; ST Alg. 1 line 4 prints ŵ_t for ŵ_{t+1}, spec A4).
+smith2013 reading R6; ST Alg. 1 line 4 prints ŵ_t for ŵ_{t+1}, smith2013 reading R6).
 
 * Strongly convex losses (``sc``, H = 1 the loss's own strong convexity): TBAP bound μ = L.
 * General Lipschitz losses (``gc``): PFTAL on h_t = f_t + (H/2)‖w‖², so z_t = ∇f_t(ŵ_t) + Hŵ_t and
   μ = L + Hρ_C; the update becomes ŵ_{t+1} = Π_C(−(Σ∇f_τ(ŵ_τ) + noise)/(Ht)) (private lazy dual
-  averaging).  H by ``h_rule``: ``hstar`` (spec default, A6) H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)),
+  averaging).  H by ``h_rule``: ``hstar`` (default, smith2013 reading R7) H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)),
   ℓ = ln T, which minimises 2L²ℓ/H + pL²ℓ^{2.5}/(εH) + HTρ²/2 and is the FTRL rate (L/ρ)√(4ℓ/T) at
   ε = ∞; ``text`` (ablation) H = p ℓ^{2.5}/(ε√T) as ST's main text writes it (H* at ε = ∞, where the
   text's H is 0).
 * ε = ∞ is the non-private baseline on the same code path (FTAL = follow the leader for ``sc``).
 
-Every gradient must satisfy ‖z_t‖ ≤ μ (spec A17): the kernel records max_t ‖z_t‖/μ per replica and
+Every gradient must satisfy ‖z_t‖ ≤ μ (smith2013 reading R5): the kernel records max_t ‖z_t‖/μ per replica and
 :func:`run_pftal` raises if it exceeds 1 — the bound is never clipped silently.
 
 Two implementations, which agree bit for bit (tests): :func:`pftal_kernel` (numba, one replica after
@@ -66,7 +66,7 @@ def _ell(T: int) -> float:
 
 
 def h_star(T: int, eps: float, p: int, L: float, rho: float) -> float:
-    """H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)), ℓ = ln T (spec §2.4; ε = ∞ drops the privacy term)."""
+    """H*(T, ε) = (L/ρ)·√((2/T)(p ℓ^{2.5}/ε + 2ℓ)), ℓ = ln T (smith2013 reading R7; ε = ∞ drops the privacy term)."""
     ell = _ell(T)
     priv = 0.0 if math.isinf(eps) else p * ell**2.5 / eps
     return (L / rho) * math.sqrt((2.0 / T) * (priv + 2.0 * ell))
@@ -229,7 +229,8 @@ def pftal_numpy(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, gens, 
 
 
 def check_ratios(max_ratio: np.ndarray, what: str) -> None:
-    """Raise if a fed vector exceeded the TBAP bound μ it was calibrated for (spec A17: never clip silently)."""
+    """Raise if a fed vector exceeded the TBAP bound μ it was calibrated for (smith2013 reading R5: never clip
+    silently)."""
     bad = float(np.max(max_ratio)) if len(max_ratio) else 0.0
     if bad > 1.0 + RATIO_TOL:
         raise ValueError(f"{what}: a vector fed to TBAP has norm {bad:.6g} × its bound mu; the noise would not "

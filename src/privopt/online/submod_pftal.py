@@ -1,8 +1,8 @@
 """SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings 2018, Alg. 1 and 2): PFTAL on the
 Lovász extension over K = [0, 1]^n, with the tree aggregation TBAP of :mod:`privopt.online.tbap`.
 
-Spec online-convex-and-submodular-min.md §2.7–§2.9, A7–A9, A11, A14, A17.  Both learners are PFTAL
-(:mod:`privopt.online.pftal`, §2.3) on f̂_t^H(x) = f̂_t(x) + (H/2)‖x‖², K = [0, 1]^n (projection =
+docs/papers/cardoso2019.md, readings R3–R5 and R7; smith2013 readings R5, R7.  Both learners are PFTAL
+(:mod:`privopt.online.pftal`, smith2013 reading R6) on f̂_t^H(x) = f̂_t(x) + (H/2)‖x‖², K = [0, 1]^n (projection =
 clip), x_1 = 0 = χ_∅; the private sum goes through the same numba TBAP step (:func:`tbap_add`)::
 
     for t = 1..T:  play S_t; z_t = g_t + H x_t (‖z_t‖ ≤ μ, asserted); v̂_t = TBAP.add(z_t); s += x_t
@@ -10,14 +10,15 @@ clip), x_1 = 0 = χ_∅; the private sum goes through the same numba TBAP step (
 
 * **SubmodPFTAL** (full information): S_t = {i : x_{t,i} > τ_t}, τ_t ~ U[0, 1) fresh each round
   (S_1 = ∅ since x_1 = 0); g_t the chain subgradient of f̂_t at x_t (:mod:`privopt.submodular.lovasz`);
-  H = M/√(nT) (spec A7: the paper's "M√T/√n" read as M/√(nT)), μ = L = 4M + H√n (RC Lemma 3:
-  ‖g‖ ≤ 4M).  Expected loss of the round f̂_t(x_t) = E[f_t(S_t) | x_t] (the regret plotted, A14);
+  H = M/√(nT) (cardoso2019 reading R4: the paper's "M√T/√n" read as M/√(nT)), μ = L = 4M + H√n (RC Lemma 3:
+  ‖g‖ ≤ 4M).  Expected loss of the round f̂_t(x_t) = E[f_t(S_t) | x_t] (the regret plotted, cardoso2019 reading R7);
   realised loss f_t(S_t).
 * **BanditSubmodPFTAL**: chain (π, θ) of x_t, ρ_k = (1 − γ)θ_k + γ/(n+1); k ~ ρ, play S_t = B_k and
   see only y_t = f_t(B_k); the estimate ĝ puts −y/ρ_0 on π[1] (k = 0), +y/ρ_n on π[n] (k = n), else,
   with a fair sign σ, +2y/ρ_k on π[k] or −2y/ρ_k on π[k+1] (E ĝ = ∇f̂_t(x_t), RC Lemma 4).
-  γ = min(1, n/T^{1/4}) (A9: γ > 1 is an error unless pure exploration is asked for), H = M/(√n T^{1/4}),
-  TBAP bound **μ = 2M(n+1)/γ + H√n** (A8: ‖ĝ‖ ≤ 2M(n+1)/γ).  ``mu_rule="paper"`` is the paper's
+  γ = min(1, n/T^{1/4}) (cardoso2019 reading R5: γ > 1 is an error unless pure exploration is asked for), H = M/(√n
+  T^{1/4}),
+  TBAP bound **μ = 2M(n+1)/γ + H√n** (cardoso2019 reading R5: ‖ĝ‖ ≤ 2M(n+1)/γ).  ``mu_rule="paper"`` is the paper's
   L = 4M + 2H√n, kept only as a flagged ablation: it does not bound ‖z_t‖, so the run is *not* ε-DP
   as stated — the guard raises unless ``allow_unbounded`` (the ablation and the planted bug of the
   privacy audit).  Expected loss of the round: Σ_k ρ_k f_t(B_k) (n+1 oracle calls, for evaluation only).
@@ -85,7 +86,7 @@ class SubmodSetup:
     c_sens: float
     gamma: float  # 0 for full information
     mu_rule: str
-    private_as_stated: bool  # False for the paper's bandit bound (spec A8)
+    private_as_stated: bool  # False for the paper's bandit bound (cardoso2019 reading R5)
 
 
 def _check(n: int, T: int, eps: float, M: float) -> None:
@@ -111,12 +112,12 @@ def full_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = C_
 
 def bandit_gamma(n: int, T: int, *, allow_pure_exploration: bool = False) -> float:
     """γ = n/T^{1/4}; a ValueError naming ``T`` when it exceeds 1 (T < n⁴), unless pure exploration
-    (γ = 1) is asked for (spec A9)."""
+    (γ = 1) is asked for (cardoso2019 reading R5)."""
     g = n / T**0.25
     if g > 1.0 + 1e-12:
         if not allow_pure_exploration:
             raise ValueError(f"T: BanditSubmodPFTAL needs T >= n^4 = {n ** 4} so that gamma = n/T^(1/4) <= 1 "
-                              f"(got T = {T}, n = {n}, gamma = {g:.4g}); spec A9")
+                              f"(got T = {T}, n = {n}, gamma = {g:.4g}); cardoso2019 reading R5")
         g = 1.0
     return min(g, 1.0)
 
@@ -140,7 +141,7 @@ def bandit_setup(n: int, T: int, eps: float, *, M: float = 1.0, c_sens: float = 
 
 
 def bound_full(s: SubmodSetup) -> float:
-    """B_full = 8n(4M + 2H√n)²ℓ^{2.5}/(Hε)·c_sens + 2(4M + 2H√n)²ℓ/H + THn/2 (spec §2.10; ℓ = ln T)."""
+    """B_full = 8n(4M + 2H√n)²ℓ^{2.5}/(Hε)·c_sens + 2(4M + 2H√n)²ℓ/H + THn/2 (cardoso2019 reading R8; ℓ = ln T)."""
     ell = math.log(s.T)
     Lh = 4 * s.M + 2 * s.H * math.sqrt(s.n)
     priv = 0.0 if math.isinf(s.eps) else s.c_sens * 8 * s.n * Lh**2 * ell**2.5 / (s.H * s.eps)
@@ -148,7 +149,7 @@ def bound_full(s: SubmodSetup) -> float:
 
 
 def bound_bandit(s: SubmodSetup) -> float:
-    """B_bandit with the corrected μ (spec §2.10): 2(2M(n+1)/γ + 2H√n)²ℓ/H + 2γMT + THn/2
+    """B_bandit with the corrected μ (cardoso2019 reading R8): 2(2M(n+1)/γ + 2H√n)²ℓ/H + 2γMT + THn/2
     + c_sens·8n(μ + H√n)²ℓ^{2.5}/(Hε) + 8nM√n√T/√γ."""
     ell = math.log(s.T)
     rn = math.sqrt(s.n)
@@ -516,7 +517,7 @@ def run_submod(inst: CutInstance, cells: np.ndarray, rows, setups, noise: np.nda
     bit for bit; the bandit learner runs with the tree only).  Returns ``{"exp_loss", "real_loss", "max_ratio"}``
     (R,) plus the requested records (``x`` (R, T+1, n) full information; ``k`` (R, T), ``v`` (R, T, n) bandit)
     and, full information, ``scale`` (R,): each replica's seed scale.  Raises if a vector fed to TBAP exceeded
-    its bound μ (spec A17), unless ``allow_unbounded`` (the paper's bandit μ, a flagged ablation).
+    its bound μ (smith2013 reading R5), unless ``allow_unbounded`` (the paper's bandit μ, a flagged ablation).
     """
     setups = list(setups)
     first = setups[0]

@@ -1,7 +1,7 @@
 """Online monotone submodular maximisation under a cardinality constraint (Perez-Salazar & Cummings
 2021): the full-information and bandit algorithms on coverage streams, every replica in one kernel call.
 
-Spec ``online-submodular-max.md`` §3.  The algorithms differ only in their rates (see
+docs/papers/perezsalazar2021.md, readings R4, R5 and R19.  The algorithms differ only in their rates (see
 :mod:`privopt.online.osm_parameters`), so one driver runs each feedback model:
 
 * :func:`run_full_information` — FI-DP (Algorithm 2: k ordered Hedge experts, expert i fed the
@@ -12,7 +12,7 @@ Spec ``online-submodular-max.md`` §3.  The algorithms differ only in their rate
   non-private rate), B1-NAIVE (``redraw_always``: a fresh set every round) and B2-PRESAMPLE (the
   same coin stream, η from the explore count M known beforehand: :func:`explore_counts`).
 
-Duplicates are kept (|S_t| may be < k; the marginal of an item already chosen is 0; ambiguity 10).
+Duplicates are kept (|S_t| may be < k; the marginal of an item already chosen is 0; perezsalazar2021 reading R4).
 The kernels are in :mod:`privopt.online._osm_kernels`; a plain Python reference consuming the same
 random numbers is :mod:`privopt.online.osm_reference`.
 """

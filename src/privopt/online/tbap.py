@@ -1,6 +1,6 @@
 """TBAP: the tree-based aggregation protocol of Smith & Thakurta (2013) — private prefix sums of vectors.
 
-Spec online-convex-and-submodular-min.md §2.2.  TBAP is *the project's tree*
+smith2013 reading R5.  TBAP is *the project's tree*
 (:class:`privopt.mechanisms.tree.TreeAggregator`, ``construction="dyadic"``, the binary mechanism of
 Dwork et al. / Chan et al.) with ℓ2-Laplace node noise (:mod:`privopt.mechanisms.laplace`); this
 module only fixes the calibration and offers the numba step the PFTAL kernels call::
@@ -9,7 +9,7 @@ module only fixes the calibration and offers the numba step the PFTAL kernels ca
     λ = c_sens · μ · K / ε                   node scale, for items with ‖z_t‖₂ ≤ μ
     v̂_t = Σ_{τ≤t} z_τ + Σ_{ℓ : bit ℓ of t set} η_ℓ    (popcount(t) independent node noises)
 
-``c_sens = 2`` (default, spec A1): neighbouring loss sequences *replace* one loss, so one item can
+``c_sens = 2`` (default, smith2013 reading R3): neighbouring loss sequences *replace* one loss, so one item can
 move by ‖z − z'‖ ≤ 2μ; ``c_sens = 1`` is the density printed by Rivera Cardoso & Cummings (Alg. 3),
 which is 2ε-DP under replacement — kept only as the planted bug of the privacy audit.  ε = ∞ gives
 λ = 0: exact prefix sums and no random draws (the non-private baseline).
@@ -30,12 +30,12 @@ from privopt.mechanisms.tree import TreeAggregator, dyadic_level, dyadic_noise_u
 __all__ = ["C_SENS", "tbap_scale", "tbap", "tbap_add", "tbap_releases", "tbap_error_sq",
            "tbap_error_sq_theory"]
 
-#: default sensitivity factor: replacement neighbours move one item by up to 2μ (spec A1)
+#: default sensitivity factor: replacement neighbours move one item by up to 2μ (smith2013 reading R3)
 C_SENS = 2.0
 
 
 def tbap_scale(mu: float, eps: float, T: int, c_sens: float = C_SENS) -> float:
-    """Node scale λ = c_sens·μ·K/ε (0 for ε = ∞), K = ⌈log₂ T⌉ + 1 = tree_levels(T) (spec A2): the number
+    """Node scale λ = c_sens·μ·K/ε (0 for ε = ∞), K = ⌈log₂ T⌉ + 1 = tree_levels(T) (smith2013 reading R4): the number
     of noised nodes an item can lie in."""
     if not mu > 0:
         raise ValueError(f"the item bound mu must be > 0, got {mu!r}")

@@ -356,7 +356,6 @@ class Paper:
     title: str
     authors: str
     venue: str
-    spec: str
     short: str
     experiments: tuple[Experiment, ...]
     figures: tuple[Figure, ...]
@@ -377,10 +376,17 @@ class Paper:
     #: the reference's: 0 (bit for bit) unless the paper's runs sum through BLAS, whose summation order
     #: depends on the CPU's kernel (then say why where the paper sets it)
     verify_ulps: int = 0
+    #: the repository page that records how the paper was read — every ambiguity the implementation resolved
+    #: and how, as numbered entries that code cites as "<key> reading Rn" (tests/test_readings.py checks them);
+    #: a path inside the repository, relative to its root.  Empty: ``docs/papers/<key>.md``
+    reading: str = ""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):
             raise ValueError(f"paper key {self.key!r} must be a word")
+        if self.reading.startswith("/") or ".." in self.reading.replace("\\", "/").split("/"):
+            raise ValueError(f"paper {self.key}: reading must name a page inside the repository, relative to its root, "
+                             f"got {self.reading!r}")
         if self.kind not in ("experimental", "theory"):
             raise ValueError(f"paper {self.key}: kind must be 'experimental' or 'theory', got {self.kind!r}")
         for kind, names in (("experiment", [e.name for e in self.experiments]), ("figure", [f.id for f in self.figures]),
@@ -402,6 +408,11 @@ class Paper:
         for e in self.experiments:
             if set(e.instances) - instances:
                 raise ValueError(f"paper {self.key}, experiment {e.name}: unknown instances {set(e.instances) - instances}")
+
+    @property
+    def reading_page(self) -> str:
+        """The page recording how the paper was read (:attr:`reading`, else ``docs/papers/<key>.md``)."""
+        return self.reading or f"docs/papers/{self.key}.md"
 
     # ------------------------------------------------------------------ lookups
 
@@ -510,8 +521,8 @@ class Paper:
         """What the report shows of the paper: citation, per figure its caption, files and experiments, the
         tables its claims (and findings) read, and the provenance record of each experiment's tables."""
         return {
-            "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue, "spec": self.spec,
-            "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
+            "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue,
+            "reading": self.reading_page, "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
             "audit": self.audit_file_at(root),
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption, "caption": f.caption,
                          "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],

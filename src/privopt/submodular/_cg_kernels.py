@@ -2,8 +2,8 @@
 
 Private module; the public entry point is
 :func:`privopt.submodular.continuous_greedy.private_continuous_greedy`.
-Notation and formulas follow spec ``decomposable-submodular.md`` §2.1, §2.2,
-§2.5, §2.7 and §7.  Both kernels take all randomness pre-drawn (``gumbel`` and,
+Notation and formulas follow chaturvedi2021 readings R1, R2, R5, R7, R18.  Both kernels take all randomness pre-drawn
+(``gumbel`` and,
 for G, the frozen uniforms ``R``) so that the numpy ``Generator`` of the caller
 stays the only source of randomness.
 
@@ -11,8 +11,8 @@ Shared conventions
 ------------------
 * Matroid: partition form ``part_of`` (n,), ``capacity`` (k,) (a uniform matroid
   is one part).  Candidates at step (t, i) are the elements u not in the current
-  round's set B with load[part_of[u]] < capacity[part_of[u]] (§2.2 line 8).
-* Exponential mechanism with Δ = 1 by Gumbel-max (§2.5):
+  round's set B with load[part_of[u]] < capacity[part_of[u]] (chaturvedi2021 reading R2).
+* Exponential mechanism with Δ = 1 by Gumbel-max (chaturvedi2021 reading R5):
   u* = argmax_{u ∈ Cand} ε0·w̃(u)/2 + gumbel[t, i, u]; ties → lowest index.
 * Outputs: ``counts`` (n,) picks per element (y = counts·η), ``bases`` (T, r)
   picks in order (−1 where a round broke early), ``pick_scores`` (T, r) score of
@@ -34,7 +34,7 @@ def sample_buckets(R, thr):
     thr[-1] = +inf).  Returns ``start`` (n, nb + 1) and ``samples`` (n, s) with
     samples[u, start[u, b]:start[u, b + 1]] = {j : R[j, u] in bucket b}, sorted
     by j.  The bucket is found from the same float thresholds the set test
-    r_j,u < thr[k_u] uses, so membership is exactly consistent (§2.1, §7).
+    r_j,u < thr[k_u] uses, so membership is exactly consistent (chaturvedi2021 readings R1, R18).
     """
     s, n = R.shape
     nb = thr.size - 1
@@ -86,11 +86,11 @@ def pcg_facility_G(dT, row_of, part_of, capacity, T, r, thr, eps0, R, gumbel, us
 
     dT: (m, n_rows) distinct rows of the distance matrix, transposed; element u
     has row ``row_of[u]``.  R: (s, n) frozen uniforms.  thr: (T + 2,) thresholds
-    k·η (thr[T + 1] = inf): sample j contains u iff R[j, u] < thr[k_u] (strict, §2.1).
+    k·η (thr[T + 1] = inf): sample j contains u iff R[j, u] < thr[k_u] (strict, chaturvedi2021 reading R1).
 
-    Per-sample state (§7): H[j, q] = Σ_p max(0, Dmin[j, p] − d_q[p]) = f(R_j(y) + l) − f(R_j(y))
+    Per-sample state (chaturvedi2021 reading R18): H[j, q] = Σ_p max(0, Dmin[j, p] − d_q[p]) = f(R_j(y) + l) − f(R_j(y))
     for any element l with row q, where Dmin[j, p] = min_{l ∈ R_j(y)} d[l, p]
-    (1.0 for the empty set, encoding f_p(∅) = 0).  Score (§2.1):
+    (1.0 for the empty set, encoding f_p(∅) = 0).  Score (chaturvedi2021 reading R1):
         w̃(u) = G(y + η1_u) − G(y) = (1/s) Σ_{j ∈ J_u} H[j, row(u)],
         J_u = {j : thr[k_u] <= R[j, u] < thr[k_u + 1]}   (≈ ηs samples, pre-bucketed).
     After the pick of u*, only the samples in J_{u*} change.  Two ways to refresh H:
@@ -202,7 +202,7 @@ def pcg_facility_G(dT, row_of, part_of, capacity, T, r, thr, eps0, R, gumbel, us
 
 @njit(cache=True)
 def facility_F_rows(order, vs, q, grow):
-    """Exact multilinear extension of the facility objective over distinct rows (§2.7).
+    """Exact multilinear extension of the facility objective over distinct rows (chaturvedi2021 reading R7).
 
     Elements with identical distance rows are merged: row group g is "present" with
     probability q_g = 1 − Π_{u∈g} (1 − x_u) (f_p only sees whether some copy is in S).
@@ -255,7 +255,7 @@ def group_update(g, x, grp_start, grp_members, q, others):
 
 @njit(cache=True)
 def pcg_facility_F(order, vs, row_of, grp_start, grp_members, part_of, capacity, T, r, eta, eps0, gumbel, record, trace):
-    """Algorithm 1 (PCG) with exact multilinear-extension scores (§2.7).
+    """Algorithm 1 (PCG) with exact multilinear-extension scores (chaturvedi2021 reading R7).
 
     y = counts·η (clipped at 1).  Score of candidate u:
         w̃(u) = F(y + c_u 1_u) − F(y) = c_u · ∂F/∂x_u(y),   c_u = min(η, 1 − y_u),

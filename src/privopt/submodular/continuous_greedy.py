@@ -1,8 +1,8 @@
 """Private (measured) continuous greedy of Chaturvedi, Nguyen & Zakynthinou (AAAI 2021).
 
-Spec: ``shared/specs/decomposable-submodular.md`` — §2.1 (the sampled proxy G),
-§2.2 (Algorithm 1, PCG), §2.3 (Algorithm 2, PMCG), §2.5 (exponential mechanism),
-§2.7 (exact multilinear extension of the facility objective), §7 (vectorisation).
+The paper's choices are read as docs/papers/chaturvedi2021.md, readings R1 (the sampled proxy G),
+R2 (Algorithm 1, PCG), R4 (Algorithm 2, PMCG), R5 (exponential mechanism) and R7 (exact multilinear
+extension of the facility objective); the vectorisation is the project's (docs/performance.md).
 
 Algorithm 1 (PCG), T = ceil(1/η) rounds of r = rank(M) picks each::
 
@@ -23,7 +23,7 @@ weights η) is post-processing done elsewhere; this module returns the bases.
 
 Scores are in raw utility units (sum over agents, not divided by m); the mechanism
 uses sensitivity 1.  Sampling is the Gumbel-max trick in log space:
-u* = argmax_{u∈Cand} ε0·w̃(u)/2 + g_u, g_u ~ Gumbel(0, 1) (spec §2.5); ties → lowest
+u* = argmax_{u∈Cand} ε0·w̃(u)/2 + g_u, g_u ~ Gumbel(0, 1) (chaturvedi2021 reading R5); ties → lowest
 index.  ε0 = 0 gives the uniform distribution over Cand.
 
 Randomness.  Everything comes from the caller's ``numpy.random.Generator`` in a fixed
@@ -38,14 +38,14 @@ in ``scores`` share the exponential-mechanism noise.
 Paths.
 * Facility objective (``dist`` array (n, m) in [0, 1] or a ``FacilityLocation``):
   numba kernels in ``_cg_kernels`` (incremental per-sample state, duplicate rows of
-  ``dist`` deduplicated, §7).  ``scores="exact_F"`` uses the exact multilinear
-  extension increment F(y + η1_u) − F(y) = η·∂F/∂x_u (§2.7) instead of G.
+  ``dist`` deduplicated).  ``scores="exact_F"`` uses the exact multilinear
+  extension increment F(y + η1_u) − F(y) = η·∂F/∂x_u (chaturvedi2021 reading R7) instead of G.
 * Any objective with ``.values(masks)`` and ``.n`` (or ``reference=True``): a plain
   numpy implementation evaluating f on the sample sets (``scores="G"``) or the
   multilinear extension by enumeration over 2^n subsets (``scores="exact_F"``,
   n ≤ 20).  Slow; meant for small instances and as a test oracle.
 
-Algorithm 2 (PMCG, non-monotone f, §2.3) is :func:`private_measured_continuous_greedy`
+Algorithm 2 (PMCG, non-monotone f, chaturvedi2021 reading R4) is :func:`private_measured_continuous_greedy`
 (generic path only).
 """
 
@@ -74,12 +74,12 @@ _ENUM_MAX_N = 20
 
 @dataclass(frozen=True)
 class ContinuousGreedyResult:
-    """Output of PCG / PMCG (spec §2.2, §2.3).
+    """Output of PCG / PMCG (chaturvedi2021 readings R2, R4).
 
     counts: int64 (n,) — number of rounds in which element u was picked (k_u).
     y: float64 (n,) — the fractional point.  PCG: y = counts·η; PMCG:
         y = 1 − (1 − η)^counts.  If T·η > 1 (1/η not an integer) y is scaled by
-        1/(T·η) so that it lies in P(M) (spec §2.2 notes).
+        1/(T·η) so that it lies in P(M) (chaturvedi2021 reading R2).
     bases: int64 (T, r) — B_1..B_T, element indices in pick order; −1 marks a
         missing pick (a round that broke early) and, for PMCG, a dummy element.
     weights: float64 (T,) — weight of each B_t: η, or η/(T·η) = 1/T when scaled.
@@ -113,7 +113,7 @@ class ContinuousGreedyResult:
 
 
 def num_rounds(eta: float) -> int:
-    """T = ceil(1/η) (spec §2.2 line 1), robust to 1/η being an integer up to round-off."""
+    """T = ceil(1/η) (chaturvedi2021 reading R2), robust to 1/η being an integer up to round-off."""
     eta = float(eta)
     if not (0.0 < eta <= 1.0):
         raise ValueError(f"eta must lie in (0, 1], got {eta}")
@@ -152,7 +152,7 @@ def _check_common(matroid: PartitionMatroid, n: int, eta: float, eps0: float, s:
 
 
 def _finish_y(base_y: np.ndarray, T: int, eta: float) -> tuple[np.ndarray, np.ndarray]:
-    """Scale y and the basis weights by 1/(T·η) when T·η > 1 (spec §2.2)."""
+    """Scale y and the basis weights by 1/(T·η) when T·η > 1 (chaturvedi2021 reading R2)."""
     scale = T * eta
     if scale > 1.0 + 1e-12:
         return base_y / scale, np.full(T, eta / scale)
@@ -176,7 +176,7 @@ def _as_dist(dist) -> np.ndarray:
 
 
 def facility_multilinear(dist, x) -> tuple[float, np.ndarray]:
-    """Exact F(x) and ∇F(x) of the facility objective (spec §2.7), O(m n log n).
+    """Exact F(x) and ∇F(x) of the facility objective (chaturvedi2021 reading R7), O(m n log n).
 
     F(x) = Σ_p Σ_k v_{p,π(k)} x_{π(k)} Π_{k'<k} (1 − x_{π(k')}), v = 1 − dist,
     π_p = elements by increasing dist[·, p] (ties in any fixed order);
@@ -198,7 +198,7 @@ def facility_multilinear(dist, x) -> tuple[float, np.ndarray]:
 
 
 class _Rows:
-    """Distinct rows of ``dist`` (spec §7: Fig. 1 has 21 distinct rows for 100 elements).
+    """Distinct rows of ``dist`` (chaturvedi2021 reading R18: Fig. 1 has 21 distinct rows for 100 elements).
 
     Rows are identified bitwise, numbered by first appearance; row_of (n,) row id of every element; grp_start/grp_members:
     elements of row g are grp_members[grp_start[g]:grp_start[g + 1]] (by index);
@@ -243,7 +243,7 @@ class _Enumerator:
 
 
 def _generic_run(objective, matroid, *, T, eta, eps0, rng, scores, s, measured, record):
-    """Algorithms 1 (measured=False) and 2 (measured=True) with plain numpy (spec §2.2, §2.3).
+    """Algorithms 1 (measured=False) and 2 (measured=True) with plain numpy (chaturvedi2021 readings R2, R4).
 
     PMCG dummies: the ground set is extended by r = rank(M) dummy elements n..n+r−1 of
     zero marginal value, and the constraint becomes M' = {S : S ∩ 𝒩 ∈ ℐ, |S| <= r}
@@ -342,7 +342,7 @@ def private_continuous_greedy(
     reference: bool = False,
     record_scores: bool = False,
 ) -> ContinuousGreedyResult:
-    """Algorithm 1 — Private Continuous Greedy (spec §2.2), monotone f.
+    """Algorithm 1 — Private Continuous Greedy (chaturvedi2021 reading R2), monotone f.
 
     Parameters
     ----------
@@ -355,9 +355,9 @@ def private_continuous_greedy(
     eps0 : per-step exponential-mechanism parameter ε0 >= 0 (sensitivity 1, raw units);
         P(u) ∝ exp(ε0·w̃(u)/2) over the current candidates.
     rng : numpy Generator, the only source of randomness (see module docstring).
-    scores : "G" — w̃(u) = G(y + η1_u) − G(y) with s frozen uniform vectors (§2.1, the
+    scores : "G" — w̃(u) = G(y + η1_u) − G(y) with s frozen uniform vectors (chaturvedi2021 reading R1, the
         paper's method); "exact_F" — w̃(u) = F(y + c1_u) − F(y), c = min(η, 1 − y_u), the
-        exact multilinear extension (§2.7; c = η when T·η = 1).
+        exact multilinear extension (chaturvedi2021 reading R7; c = η when T·η = 1).
     s : number of uniform vectors for G (ignored for exact_F).
     reference : force the generic (slow) path for a facility objective.
     record_scores : keep every step's candidate scores in ``score_trace``.
@@ -430,7 +430,7 @@ def private_measured_continuous_greedy(
     scores: str = "G",
     record_scores: bool = False,
 ) -> ContinuousGreedyResult:
-    """Algorithm 2 — Private Measured Continuous Greedy (spec §2.3), non-monotone f.
+    """Algorithm 2 — Private Measured Continuous Greedy (chaturvedi2021 reading R4), non-monotone f.
 
     Same skeleton as PCG with the measured step: score
         w̃(u) = G(y + η(1 − y_u)·1_u) − G(y)    (may be negative),

@@ -1,7 +1,7 @@
 """Modular + cut set functions: values, the closed-form Lovász extension, numba chain kernels, and the
 exact minimum (LP of the Lovász extension, and exhaustive enumeration).
 
-Spec online-convex-and-submodular-min.md §2.6 (closed form), §3.1 "Empirical regret" (the LP).
+docs/papers/cardoso2019.md, readings R3 (closed form) and R7 (the LP).
 A function of this family on a graph G = ([n], E) with non-negative edge weights w is::
 
     f(S) = Σ_{i∈S} a_i + Σ_{(i,j)∈E} w_ij·[|S ∩ {i, j}| = 1]          (submodular for w ≥ 0; f(∅) = 0)

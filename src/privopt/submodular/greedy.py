@@ -1,13 +1,13 @@
-"""Discrete greedy baselines over a partition matroid (spec decomposable-submodular.md §3).
+"""Discrete greedy baselines over a partition matroid (chaturvedi2021 readings R8, R9).
 
-* :func:`greedy` — non-private greedy ("Greedy", spec §3.2): at every step add the
+* :func:`greedy` — non-private greedy ("Greedy", chaturvedi2021 reading R9): at every step add the
   feasible element with the largest marginal gain q(u) = f(S ∪ {u}) − f(S), ties
   to the lowest index; continue while any element is feasible (so the output is a
   basis even once every gain is 0).
-* :func:`private_greedy` — DPG / MBKK of Mitrovic et al. (spec §3.1): r = rank
+* :func:`private_greedy` — DPG / MBKK of Mitrovic et al. (chaturvedi2021 reading R8): r = rank
   steps, each an exponential mechanism P(u) ∝ exp(ε0·q(u)/(2Δ)) over the feasible
   candidates with exact marginal gains in raw utility units and Δ = 1.
-* :func:`random_basis` — data-independent "Random" baseline (spec §3.3).
+* :func:`random_basis` — data-independent "Random" baseline (chaturvedi2021 reading R9).
 
 Objectives.  A :class:`~privopt.submodular.objectives.FacilityLocation` or its
 (n, m) distance matrix uses a vectorised path with a running minimum distance
@@ -121,13 +121,13 @@ def _greedy_loop(objective, matroid: PartitionMatroid, choose) -> np.ndarray:
 
 
 def greedy(objective, matroid: PartitionMatroid) -> np.ndarray:
-    """Non-private greedy (spec §3.2).
+    """Non-private greedy (chaturvedi2021 reading R9).
 
     Repeat while some element is feasible: Cand = {u ∉ S : S + u ∈ I},
     u* = argmax_{u∈Cand} f(S + u) − f(S) (lowest index among ties), S ← S + u*.
     The result is a basis of ``matroid``.  For monotone submodular f it is a
     (1 − 1/e)-approximation under a cardinality constraint and a 1/2-approximation
-    under a general matroid (tight: spec §4.3).
+    under a general matroid (tight: chaturvedi2021 reading R13).
 
     Returns the picked element indices (int64) in pick order.
     """
@@ -136,7 +136,7 @@ def greedy(objective, matroid: PartitionMatroid) -> np.ndarray:
 
 
 def private_greedy(objective, matroid: PartitionMatroid, eps0: float, rng: np.random.Generator) -> np.ndarray:
-    """Private greedy DPG / MBKK (spec §3.1).
+    """Private greedy DPG / MBKK (chaturvedi2021 reading R8).
 
     r = ``matroid.rank`` steps (stopping early only if nothing is feasible):
     Cand = {u ∉ S : S + u ∈ I}; q(u) = f(S + u) − f(S) in raw units;
@@ -155,7 +155,7 @@ def private_greedy(objective, matroid: PartitionMatroid, eps0: float, rng: np.ra
 
 
 def random_basis(matroid: PartitionMatroid, rng: np.random.Generator) -> np.ndarray:
-    """A random basis, independent of the data (spec §3.3; 0-DP).
+    """A random basis, independent of the data (chaturvedi2021 reading R9; 0-DP).
 
     Uniform matroid (one part): a uniformly random min(r, n)-subset of the n
     elements (``rng.choice`` without replacement; duplicates count separately).

@@ -1,9 +1,9 @@
 """The Lovász extension of a set function: chain, value, subgradient and level-set rounding.
 
-Spec online-convex-and-submodular-min.md §2.6 (Rivera Cardoso & Cummings §2.2, Lemmas 2–3).
+docs/papers/cardoso2019.md, reading R3 (Rivera Cardoso & Cummings §2.2, Lemmas 2–3).
 For f: 2^[n] → R and x ∈ [0, 1]^n::
 
-    π = argsort(−x, stable)                  ties broken by index (spec A11)
+    π = argsort(−x, stable)                  ties broken by index (cardoso2019 reading R3)
     B_0 = ∅, B_k = {π[1..k]}                 the maximal chain of x
     θ_0 = 1 − x_{π[1]}, θ_k = x_{π[k]} − x_{π[k+1]} (1 ≤ k < n), θ_n = x_{π[n]}
     f̂(x) = Σ_k θ_k f(B_k) = f(∅) + ⟨g, x⟩,   g[π[k]] = f(B_k) − f(B_{k−1})

@@ -1,10 +1,10 @@
-"""Rounding a fractional point of a partition-matroid base polytope to a basis (spec §2.6).
+"""Rounding a fractional point of a partition-matroid base polytope to a basis (chaturvedi2021 reading R6).
 
 * :func:`swap_round` — swap rounding of Chekuri, Vondrák and Zenklusen (2010), the
   paper's SwapRound, applied to y = Σ_t β_t·1_{B_t} / Σ_t β_t given as bases B_t
   with weights β_t (PCG: the T per-round bases, equal weights η).
 * :func:`pairwise_round` — the authors' per-part pairwise dependent rounding
-  (spec §2.6 "Alternative"), applied to y directly.
+  (chaturvedi2021 reading R6), applied to y directly.
 * :func:`round_fractional` — dispatcher taking bases and weights for either method.
 
 Both output a basis whose marginals are P(u ∈ S) = y_u.  Neither touches the
@@ -81,7 +81,7 @@ def _check_bases(bases, weights, matroid: PartitionMatroid) -> tuple[np.ndarray,
 
 
 def marginals_from_bases(bases, weights, n: int) -> np.ndarray:
-    """y_u = Σ_t β_t·1[u ∈ B_t] / Σ_t β_t (shape (n,); spec §2.6)."""
+    """y_u = Σ_t β_t·1[u ∈ B_t] / Σ_t β_t (shape (n,); chaturvedi2021 reading R6)."""
     bases = np.asarray(bases, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.float64)
     y = np.zeros(n)
@@ -91,7 +91,7 @@ def marginals_from_bases(bases, weights, n: int) -> np.ndarray:
 
 
 def _swap_core(bases: np.ndarray, weights: np.ndarray, part_of: np.ndarray, coin: Callable[[float], bool]) -> np.ndarray:
-    """Spec §2.6 procedure on Python sets; returns the sorted output basis.
+    """The swap rounding of chaturvedi2021 reading R6 on Python sets; returns the sorted output basis.
 
     C ← B_1, β_C ← β_1; for k = 2..T: while C ≠ B_k: i = min(C \\ B_k),
     j = min((B_k \\ C) ∩ part(i)) (a valid exchange pair: both are bases of a
@@ -127,7 +127,7 @@ def _swap_core(bases: np.ndarray, weights: np.ndarray, part_of: np.ndarray, coin
 
 
 def swap_round(bases, weights, matroid: PartitionMatroid, rng: np.random.Generator) -> np.ndarray:
-    """Swap rounding (Chekuri–Vondrák–Zenklusen 2010) of y = Σ_t β_t 1_{B_t}/Σ_t β_t (spec §2.6).
+    """Swap rounding (Chekuri–Vondrák–Zenklusen 2010) of y = Σ_t β_t 1_{B_t}/Σ_t β_t (chaturvedi2021 reading R6).
 
     ``bases``: (T, r) int array, each row a basis of ``matroid`` (r = rank; −1
     padding is rejected); ``weights``: (T,) non-negative β_t, not all zero (only
@@ -181,7 +181,7 @@ def swap_round_distribution(bases, weights, matroid: PartitionMatroid) -> dict[t
 
 
 def pairwise_round(y, matroid: PartitionMatroid, rng: np.random.Generator) -> np.ndarray:
-    """Per-part pairwise dependent rounding (the authors' rounding, spec §2.6 alternative).
+    """Per-part pairwise dependent rounding (the authors' rounding, chaturvedi2021 reading R6).
 
     ``y``: (n,) point with 0 ≤ y_u ≤ 1 and, for every part P, Σ_{u∈P} y_u an
     integer ≤ capacity(P) (within 1e-6).  Within each part, while two coordinates
@@ -240,7 +240,7 @@ def pairwise_round(y, matroid: PartitionMatroid, rng: np.random.Generator) -> np
 
 
 def round_fractional(bases, weights, matroid: PartitionMatroid, rng: np.random.Generator, *, method: str = "swap") -> np.ndarray:
-    """Round y = Σ_t β_t 1_{B_t}/Σ_t β_t to a basis with ``method`` in {"swap", "pairwise"} (spec §2.6, §8 A15).
+    """Round y = Σ_t β_t 1_{B_t}/Σ_t β_t to a basis with ``method`` in {"swap", "pairwise"} (chaturvedi2021 reading R6).
 
     "swap" (default, the paper) calls :func:`swap_round`; "pairwise" (the
     authors' code) calls :func:`pairwise_round` on :func:`marginals_from_bases`.

@@ -1,9 +1,9 @@
-"""The checkable claims of spec online-convex-and-submodular-min.md §4 for Rivera Cardoso & Cummings
+"""The checkable claims (docs/papers/cardoso2019.md, reading R11) for Rivera Cardoso & Cummings
 (C-RC1a … C-RC4, C-U1, C-U2), the privacy checks, and (beyond the paper, issue 27) RC1c.a–b: SubmodPFTAL's
 regret with Honaker's estimator and the smooth binary mechanism against the tree at the same ε.
 
 The paper has no experiments: each claim is a prediction of its theorems on the new figures RC-1 … RC-4,
-with the spec's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits
+with the design's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits
 of log(seed-mean expected regret) on log(x) over the claim's own range.  Each claim is decided part by part
 with the three-way rule of :mod:`privopt.experiments.smith2013.claims` (:func:`~privopt.experiments.smith2013.claims.judge`):
 a part whose estimate meets its threshold supports the claim; one whose 95 % interval lies wholly beyond it
@@ -71,7 +71,7 @@ def _tail(what: str, c: pd.DataFrame, lo: float, t_max: float, paper_max: str) -
     if int((c["T"] >= lo).sum()) >= 2:
         return None
     return Part(f"{what}: fewer than two horizons in [{_pow2(lo)}, T_max = {_pow2(t_max)}]", None,
-                needs=f"≥ 2 horizons in [{_pow2(lo)}, T_max] (T_max ≥ {_pow2(2 * lo)}; the spec's paper grid "
+                needs=f"≥ 2 horizons in [{_pow2(lo)}, T_max] (T_max ≥ {_pow2(2 * lo)}; the paper-scale grid "
                       f"runs to {paper_max})")
 
 
@@ -415,7 +415,7 @@ def _p1a(tables, settings):
 
 
 @CLAIMS.claim("P1.b", "privacy", "The privacy checks can fail: every planted bug is caught (among them the paper's "
-              "bandit calibration μ = 4M + 2H√n, spec A8).",
+              "bandit calibration μ = 4M + 2H√n, cardoso2019 reading R5).",
               "every planted configuration caught (audit ε lower bound > ε, or the guard fires)", needs=("privacy",))
 def _p1b(tables, settings):
     return privacy_planted(tables["privacy"])

@@ -8,7 +8,7 @@ one loss replaced moves one item z_t by at most c_sens·μ in ℓ2, c_sens = 2):
 
 * ``tree`` — the paper's TBAP: the dyadic tree, ℓ2-Laplace node noise λ = c_sens·μ·K/ε, K = ⌈log₂T⌉ + 1.  An item
   lies in at most bit_length(T) ≤ K noised nodes, each released with ℓ2-Laplace(λ) noise: by the triangle
-  inequality per node the privacy loss is at most K·c_sens·μ/λ = ε (RC Thm 6; spec A1–A2).
+  inequality per node the privacy loss is at most K·c_sens·μ/λ = ε (RC Thm 6; smith2013 readings R3, R4).
 * ``honaker`` — Honaker's bottom-up estimator on the **same tree with the same λ**: it noises every complete node
   (not only those the dyadic release reads), but an item still lies in one complete node per level, at most
   bit_length(T) ≤ K of them, so the node releases are ε-DP by the same argument, and the estimate (an inverse-

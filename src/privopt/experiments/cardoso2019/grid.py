@@ -1,6 +1,6 @@
 """Grid cells of the Uber box and the submodular loss instances RC-MRF and RC-ZERO.
 
-Spec online-convex-and-submodular-min.md §3.1 item 3, §3.3, A15–A16.  Fixed public constants, never
+docs/papers/cardoso2019.md, readings R1 and R2; the privacy unit: smith2013 reading R1.  Fixed public constants, never
 derived from the data: the box lat ∈ [40.68, 40.84), lon ∈ [−74.03, −73.90) (pickups outside are
 dropped), k_lat rows × k_lon columns,
 

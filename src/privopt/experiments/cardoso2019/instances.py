@@ -1,4 +1,4 @@
-"""The grid-cell pool of the Uber box (spec §3.1 item 3).
+"""The grid-cell pool of the Uber box (cardoso2019 reading R2).
 
 ``cells.parquet``: one column ``cell<n>`` per supported grid (the same pickups, those inside the box,
 stable-sorted by time), and ``cells.json``: the counts kept and the mean cell shares q̄ (RC-ZERO).

@@ -1,8 +1,7 @@
 """Rivera Cardoso & Cummings (2018), DP online submodular minimisation: the declaration the workflow reads.
 
-The paper has no experiments or figures; every figure here is **new** (spec
-``shared/specs/online-convex-and-submodular-min.md`` §3.3, figures RC-1 … RC-4) and illustrates its
-theorems — none is a figure of the paper.  Instance: the grid cells of the Uber box (``cells``, every
+The paper has no experiments or figures; every figure here is **new** (cardoso2019 readings R1, R9, figures RC-1 …
+RC-4) and illustrates its theorems — none is a figure of the paper.  Instance: the grid cells of the Uber box (``cells``, every
 supported grid n ∈ {4, 8, 16, 32, 64}).  Experiments, each named after its config subsection: RC-1a
 (SubmodPFTAL regret vs T, one point per T), RC-1b (BanditSubmodPFTAL vs T), RC-2a/b (regret vs the
 number of cells n at fixed T, one point per n), RC-3a/b (excess regret vs ε at fixed n and T), RC-4
@@ -19,7 +18,7 @@ from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, I
 RUNS = "privopt.experiments.cardoso2019.runs"
 TABLES = "privopt.experiments.cardoso2019.tables"
 COUNTERS = "privopt.experiments.cardoso2019.counters"
-NEW = ("(none: the paper has no experiments or figures; this is a new figure, spec figure {fig}, "
+NEW = ("(none: the paper has no experiments or figures; this is a new figure of the project's design, {fig}, "
        "illustrating {what}; it is not a figure of the paper)")
 #: experiment → (the key of its points (None: one point), the keys of its subsection a run reads, top-level keys)
 SPECS = {
@@ -100,12 +99,12 @@ def check(section) -> None:
             v = sub.get(k)
             if isinstance(v, list) and sorted(v) != list(v):
                 raise ConfigError(f"config key cardoso2019.{name}.{k}: list the values in increasing order, got {v}")
-        if name in BANDIT:  # γ = n/T^(1/4) ≤ 1 needs T ≥ n⁴ (spec A9)
+        if name in BANDIT:  # γ = n/T^(1/4) ≤ 1 needs T ≥ n⁴ (cardoso2019 reading R5)
             ns = sub["n"] if isinstance(sub["n"], list) else [sub["n"]]
             Ts = sub["T"] if isinstance(sub["T"], list) else [sub["T"]]
             if min(Ts) < max(ns) ** 4:
                 raise ConfigError(f"config key cardoso2019.{name}.T: BanditSubmodPFTAL needs T >= n^4 = {max(ns) ** 4} "
-                                  f"(gamma = n/T^(1/4) <= 1, spec A9), got T = {min(Ts)}")
+                                  f"(gamma = n/T^(1/4) <= 1, cardoso2019 reading R5), got T = {min(Ts)}")
 
 
 PAPER = Paper(
@@ -113,7 +112,7 @@ PAPER = Paper(
     title="Differentially Private Online Submodular Optimization",
     authors="Adrian Rivera Cardoso, Rachel Cummings",
     venue="AISTATS 2019 (arXiv 1807.02290)",
-    spec="shared/specs/online-convex-and-submodular-min.md",
+    reading="docs/papers/cardoso2019.md",
     short="Rivera Cardoso & Cummings 2019",
     kind="theory",
     instances=(
@@ -196,7 +195,7 @@ PAPER = Paper(
         inputs=("rc1a", "rc1b", "rc2a", "rc2b", "rc3a", "rc3b", "rc4", "rc1a_runs", "rc1b_runs", "rc2a_runs",
                 "rc2b_runs", "rc3a_runs", "rc3b_runs", "rc4_runs", "privacy", "rc1c"),
         settings=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]},
-        caption=('The checkable claims for Rivera Cardoso & Cummings (spec online-convex-and-submodular-min.md §4: '
+        caption=('The checkable claims for Rivera Cardoso & Cummings (docs/papers/cardoso2019.md, reading R11: '
                  'C-RC1a = RC1.a, C-RC1b = RC1.b, C-RC2 = RC2.a, C-RC3 = RC3.a, C-RC4 = RC4.a, C-U1 = U1.a, C-U2 = '
                  "U2.a) and the privacy checks (P1.a: no violation found by the audit of BanditSubmodPFTAL's "
                  "releases or the TBAP-bound guards; P1.b: every planted bug caught, among them the paper's bandit "
@@ -204,7 +203,7 @@ PAPER = Paper(
                  'estimator and with the smooth binary mechanism against the tree at the same ε; each evaluated from '
                  'the regenerated tables: measured value, threshold and verdict '
                  '(reproduced / not reproduced / not evaluated) at scale "{{ snakemake.config["scale"] }}".  The '
-                 "paper has no experiments: the claims are the spec's predictions of its theorems on new figures, "
+                 "paper has no experiments: the claims are the project's predictions of its theorems on new figures, "
                  'which illustrate the theorems and are not figures of the paper; where the grid that ran lacks a '
                  "claim's fit range the claim says which quick-scale range it used."),
     ),

@@ -1,9 +1,9 @@
 """Privacy checks of BanditSubmodPFTAL and SubmodPFTAL, each with a planted bug that must be caught.
 
 RC Thm 6/8: the played sets are post-processing of the TBAP releases v̂_1..v̂_T, which are ε-DP when every
-fed vector satisfies ‖z_t‖ ≤ μ (with c_sens = 2 under replacement, spec A1).  Spec A8: the paper's bandit
-bound L = 4M + 2H√n does not bound ‖ĝ_t + Hx_t‖, which reaches 2M(n+1)/γ + H√n.  Checks (rows of the
-columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
+fed vector satisfies ‖z_t‖ ≤ μ (with c_sens = 2 under replacement, smith2013 reading R3).
+cardoso2019 reading R5: the paper's bandit bound L = 4M + 2H√n does not bound ‖ĝ_t + Hx_t‖, which reaches
+2M(n+1)/γ + H√n.  Checks (rows of the columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
 
 * ``submod_bandit_releases`` (black-box audit, :func:`privopt.audit.core.run_audit`): the numba kernel
   every run uses (:func:`privopt.online.submod_pftal.run_submod`), n = 4 cells, T = 2 (K = 2 levels), ε = 1,
@@ -42,7 +42,7 @@ columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
 * ``submod_bandit_bound`` (runtime guard): BanditSubmodPFTAL on the audit's losses (n = 4, T = 256 = n⁴,
   γ = 1, ε = 1, cells 0 and 3 at random); the kernel
   records max_t ‖z_t‖/μ and :func:`run_submod` raises when it exceeds 1.  Correct: the corrected μ; planted:
-  the paper's μ = 4M + 2H√n (spec A8), which the estimates exceed: the guard must fire.
+  the paper's μ = 4M + 2H√n (cardoso2019 reading R5), which the estimates exceed: the guard must fire.
 * ``submod_full_bound`` (runtime guard): SubmodPFTAL on RC-MRF (n = 8, T = 256); correct μ = 4M + H√n
   (RC Lemma 3); planted: μ = H√n (the subgradient's 4M forgotten).
 """
@@ -266,7 +266,7 @@ def bound_check(mode: str, planted: bool, seed: int, T: int = 256, n_runs: int =
         setup = bandit_setup(n, T, EPS)
         if planted:
             setup = bandit_setup(n, T, EPS, mu_rule="paper")
-        bug = "mu = 4M + 2H sqrt(n) (RC Thm 9; spec A8)"
+        bug = "mu = 4M + 2H sqrt(n) (RC Thm 9; cardoso2019 reading R5)"
     else:
         setup = full_setup(n, T, EPS)
         if planted:

@@ -2,8 +2,8 @@
 
 One job = one parameter point × a block of
 seeds; inside it every ε of the grid and ε = ∞ run on the same cell streams (common random numbers:
-the stream depends only on (experiment, n, seed)).  Each horizon T is its own run (spec A13).
-Regret (spec §3.1, A14): expected = Σ_t E[f_t(S_t) | x_t] − min_S Σ_t f_t(S) (plotted), realised =
+the stream depends only on (experiment, n, seed)).  Each horizon T is its own run (smith2013 reading R10).
+Regret (cardoso2019 reading R7): expected = Σ_t E[f_t(S_t) | x_t] − min_S Σ_t f_t(S) (plotted), realised =
 Σ_t f_t(S_t) − min (the check C-U2); the comparator is exact (LP of the Lovász extension), and for
 n ≤ 16 every row also records the minimum by exhaustive enumeration (``best_enum``, C-U2).
 """
@@ -33,7 +33,8 @@ ENUM_MAX_N = 16
 
 
 def cell_streams(pool: np.ndarray, experiment: str, n: int, seeds, T: int) -> np.ndarray:
-    """(len(seeds), T) cells drawn iid with replacement from the pool of pickup cells (spec §3.1 ``iid``)."""
+    """(len(seeds), T) cells drawn iid with replacement from the pool of pickup cells (``iid``, cardoso2019 reading
+    R10)."""
     return np.stack([pool[seeding.rng(PAPER, f"{experiment}/data", {"n": int(n)}, int(s)).integers(0, pool.size,
                                                                                               size=int(T))]
                      for s in seeds]).astype(np.int64)

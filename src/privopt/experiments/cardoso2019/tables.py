@@ -1,15 +1,15 @@
 """Tables of the Rivera Cardoso & Cummings figures RC-1 … RC-4: seed means, slope fits, explicit bounds.
 
-* ``<exp>.csv``: per (n, T, ε) the expected regret (the plotted quantity, spec A14) as mean, std
+* ``<exp>.csv``: per (n, T, ε) the expected regret (the plotted quantity, cardoso2019 reading R7) as mean, std
   (ddof = 1), sem, N (seeds; ``n`` is the number of cells) and a 95 % percentile-bootstrap interval of the mean over seeds (``ci_lo``,
   ``ci_hi``; 1000 resamples from a stream keyed by the table and the row, so the tables are
   deterministic); the realised regret's mean and SEM (``realised_mean``, ``realised_sem``: check C-U2);
   the learner's constants (H, μ, λ, K, γ) and the **explicit bound** of the theorems (``bound``: B_full or
-  B_bandit of spec §2.10, c_sens included) with ``bound_ratio`` = bound / mean regret (C-U1).
+  B_bandit of cardoso2019 reading R8, c_sens included) with ``bound_ratio`` = bound / mean regret (C-U1).
   RC-3 adds the *excess* regret, private − non-private paired by seed (``excess_*``).
 * ``<exp>_fit.csv``: the log–log slope of the seed-mean regret (excess regret for RC-3) per ε over each
   fit range (``all``: every point; ``tail``: the claims' range where at least two points lie in it), with
-  a 90 % bootstrap interval over seeds (1000 resamples, seeds resampled within each x; spec §3.1).
+  a 90 % bootstrap interval over seeds (1000 resamples, seeds resampled within each x; cardoso2019 reading R11).
 * ``<exp>_runs.parquet``: every run row.
 """
 
@@ -27,7 +27,7 @@ __all__ = ["N_BOOT", "PAPER", "summary", "add_excess", "slope_fits", "rc_tables"
            "rc2a_tables", "rc2b_tables", "rc3a_tables", "rc3b_tables", "rc4_tables", "privacy_tables"]
 
 PAPER = "cardoso2019"
-#: the claims' fit ranges (spec §4): x ≥ lo (T) or lo ≤ ε ≤ hi
+#: the claims' fit ranges (cardoso2019 reading R11): x ≥ lo (T) or lo ≤ ε ≤ hi
 TAIL = {"rc1a": ("T", 2.0**14, math.inf), "rc1b": ("T", 2.0**14, math.inf), "rc2a": ("n", 0.0, math.inf),
         "rc2b": ("n", 0.0, math.inf), "rc3a": ("eps", 5.0, 100.0), "rc3b": ("eps", 3.0, 100.0),
         "rc4": ("T", 0.0, math.inf)}

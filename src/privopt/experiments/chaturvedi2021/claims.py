@@ -2,8 +2,7 @@
 
 Each claim reads the summary table of its figure (columns ``reading, point, algorithm, mean, std,
 sem, n, eps0``) and gives one outcome per reading.  Statements and thresholds follow
-``shared/specs/decomposable-submodular.md`` §5 (ids there are ``F1-a``; here ``F1.a``, the project's
-style).
+docs/papers/chaturvedi2021.md, reading R17 (the paper's statements as claims F1.a …, F2.a …).
 
 Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims`):
 
@@ -21,7 +20,7 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
   …, 10000}) within its range: F1.c and the derived F1.x–z speak of r ∈ (10, 20], i.e. 13–19; F1.d of
   r = 10 and the next rank, 13; F1.e of [10, 20]; F1.f of r ≥ 22 (22 and 25).  The ranks that ran must
   span those points ("never reproduced on another range"), else the claim is inconclusive — unless a point
-  that ran already contradicts a per-point condition.  The spec's quick scale (§7: r ∈ {10, 16, 22},
+  that ran already contradicts a per-point condition.  The quick scale (chaturvedi2021 reading R18: r ∈ {10, 16, 22},
   m ∈ {1000, 4000, 7000, 10000}, N = 100) defines a quick reading for F1.b and F1.g ("quick Fig. 1 only
   shows Greedy ≫ {PCG, DPG, R} and Random rising with r") and for every Figure 2 claim ("keeps the
   qualitative picture"); those are judged on the points that ran, and their threshold column then says
@@ -56,14 +55,15 @@ NotEvaluated = Inconclusive
 PAPER = "chaturvedi2021"
 CLAIMS = ClaimSet(PAPER)
 
-#: the authors' grids (spec §4.2, §4.3): the points each claim speaks about; runs per point in their CSVs
+#: the authors' grids (chaturvedi2021 readings R11–R13): the points each claim speaks about; runs per point in
+#: their CSVs
 PAPER_RANKS = (10, 13, 16, 19, 22, 25)
 PAPER_MS = tuple(range(1000, 10_001, 1000))
 AUTHORS_RUNS = 400
 #: half-width of the interval that decides "not reproduced", in standard errors
 Z = 2.0
 
-#: the paper's Figure 1 privacy settings, for which it prints ε0 ≈ 0.01006 (§2.4)
+#: the paper's Figure 1 privacy settings, for which it prints ε0 ≈ 0.01006 (chaturvedi2021 reading R3)
 PAPER_EPS, PAPER_DELTA, PAPER_EPS0 = 0.1, 1e-3, 0.01006
 
 
@@ -150,7 +150,7 @@ def _per_reading(figure: str, fn: Callable[..., Outcome], threshold: str, exact_
 
     With ``exact_threshold``, ``fn(pivots, settings, reference)`` is evaluated twice per reading: against
     the sampled ``"Random"`` (``threshold``) and against ``E[Random]`` (``exact_threshold``).  With
-    ``quick``, the threshold is prefixed by ``quick(pivots)`` (the spec's quick reading, if that is what
+    ``quick``, the threshold is prefixed by ``quick(pivots)`` (the quick threshold, if that is what
     ran)."""
     references = ("Random", EXACT_RANDOM) if exact_threshold is not None else (None,)
 
@@ -289,7 +289,7 @@ def _f1c(p: _Pivots, settings) -> Outcome:
 
 _claim("F1.c", "fig1", "For intermediate ranks (10 < r ≤ 20) PCG has higher mean utility than DPG.",
        "Σ_r (mean_PCG − mean_DPG) > 0 and each gap > −2·SEM_diff", _f1c,
-       details="the spec predicts this may not reproduce with the paper's own settings (§5 reproduction risk)")
+       details="a paper-faithful implementation may not reproduce this with the paper's own settings (chaturvedi2021 reading R17)")
 
 
 def _f1d(p: _Pivots, settings) -> Outcome:

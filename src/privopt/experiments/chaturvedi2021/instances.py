@@ -1,8 +1,8 @@
 """The instances of Chaturvedi et al.: the pickups inside each figure's box, and its normaliser.
 
-Figure 1's box (§4.2) and Figure 2's box (§4.3) are defined in :mod:`privopt.data.geometry`.  An
-instance is built once per figure from the parsed pickups; every run of the figure samples its m
-users from the instance's pool.
+Figure 1's box (chaturvedi2021 reading R11) and Figure 2's box (chaturvedi2021 reading R13) are defined in
+:mod:`privopt.data.geometry`.  An instance is built once per figure from the parsed pickups; every run of the
+figure samples its m users from the instance's pool.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ __all__ = ["box", "normaliser", "in_box", "build"]
 
 
 def box(figure: str) -> geometry.Polygon:
-    """The figure's convex box (authors' coordinates, spec §4.2/§4.3)."""
+    """The figure's convex box (authors' coordinates, chaturvedi2021 readings R11, R13)."""
     if figure == "fig1":
         return geometry.FIG1_BOX
     if figure == "fig2":
@@ -28,12 +28,12 @@ def box(figure: str) -> geometry.Polygon:
 
 
 def normaliser(figure: str) -> float:
-    """C = ℓ1 diameter of the box: data-independent, so sensitivity stays 1 [§4.1, A12]."""
+    """C = ℓ1 diameter of the box: data-independent, so sensitivity stays 1 [chaturvedi2021 reading R10]."""
     return geometry.l1_diameter(box(figure))
 
 
 def in_box(pickups: pd.DataFrame, figure: str) -> pd.DataFrame:
-    """Pickups strictly inside the figure's box [§6, A13], as float64 lat/lon."""
+    """Pickups strictly inside the figure's box [chaturvedi2021 reading R10], as float64 lat/lon."""
     inside = geometry.inside_convex_polygon(pickups["lat"].to_numpy(), pickups["lon"].to_numpy(), box(figure))
     return pickups.loc[inside, ["lat", "lon"]].reset_index(drop=True)
 

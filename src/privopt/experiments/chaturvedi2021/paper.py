@@ -13,7 +13,7 @@ from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, I
 
 #: config keys of the section every run of both figures reads
 COMMON = ("eps", "delta_exponent", "delta")
-#: grid points of Figure 1 besides the copies of the north vertex (§4.2)
+#: grid points of Figure 1 besides the copies of the north vertex (chaturvedi2021 reading R11)
 GRID_POINTS = 20
 
 
@@ -59,7 +59,7 @@ PAPER = Paper(
     title="Differentially Private Decomposable Submodular Maximization",
     authors="Anamay Chaturvedi, Huy Lê Nguyễn, Lydia Zakynthinou",
     venue="AAAI 2021 (arXiv 2005.14717)",
-    spec="shared/specs/decomposable-submodular.md",
+    reading="docs/papers/chaturvedi2021.md",
     short="Chaturvedi et al. 2021",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",

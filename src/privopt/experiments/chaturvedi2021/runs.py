@@ -4,8 +4,8 @@ Figure 1: utility versus rank r under a cardinality constraint, candidates a 5×
 in a Manhattan box plus 80 copies of its north vertex, m = 100 pickups per run.
 Figure 2: utility/m versus m under the partition matroid {A}, {B, C}.
 
-Every formula and constant below is from ``shared/specs/decomposable-submodular.md``
-(sections in brackets).  A run draws one dataset of m pickups and runs every
+Where the paper is silent or misprinted, the choices below are those of docs/papers/chaturvedi2021.md,
+"Reading of the paper" (entries in brackets).  A run draws one dataset of m pickups and runs every
 algorithm on it: PCG (Algorithm 1), DPG/MBKK (private greedy), non-private Greedy
 and a Random basis.  Figure 2 also records the two bases {A, B} and {A, C} as
 reference rows, so the claims can compare against f(AB)/m and f(AC)/m.
@@ -56,7 +56,7 @@ from privopt.submodular.rounding import pairwise_round, swap_round
 
 PAPER = "chaturvedi2021"
 
-# The instances (§4.2, §4.3) are defined once, in privopt.data.geometry.
+# The instances (chaturvedi2021 readings R11, R13) are defined once, in privopt.data.geometry.
 FIG1_GRID_SIZE = 20
 FIG2_LOCATIONS = geometry.FIG2_POINTS  # A, B, C
 FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
@@ -72,7 +72,7 @@ LABELS = {"PCG": "This work (PCG)", "DPG": "MBKK (DPG)", "Greedy": "Greedy", "Ra
 
 
 def fig1_locations(grid_mode: str, n_copies: int) -> pd.DataFrame:
-    """20 grid points (index 5·row + col) and ``n_copies`` copies of the north vertex [§4.2]."""
+    """20 grid points (index 5·row + col) and ``n_copies`` copies of the north vertex [chaturvedi2021 reading R11]."""
     locs = geometry.fig1_locations(grid_mode, n_north=n_copies)
     kind = ["grid"] * FIG1_GRID_SIZE + ["north_copy"] * n_copies
     return pd.DataFrame({"element": np.arange(len(locs)), "lat": locs[:, 0], "lon": locs[:, 1], "kind": kind, "grid_mode": grid_mode})
@@ -182,7 +182,7 @@ def _algorithm_rng(setting: Setting, algorithm: str, seed: int) -> np.random.Gen
 
 def continuous_point(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *,
                      data_independent: bool = False) -> ContinuousGreedyResult:
-    """Algorithm 1 (the fractional point and its T bases) [§2.2].
+    """Algorithm 1 (the fractional point and its T bases) [chaturvedi2021 reading R2].
 
     ``data_independent=True`` runs the same algorithm with ε0 = 0: every pick is uniform
     over the candidates, so the output never looks at the data.  It is a diagnostic
@@ -203,7 +203,7 @@ def continuous_point(objective: FacilityLocation, setting: Setting, gen: np.rand
 
 def round_point(result: ContinuousGreedyResult, setting: Setting, gen: np.random.Generator,
                 labels: np.ndarray | None = None) -> np.ndarray:
-    """The setting's rounding of PCG's output (post-processing) [§2.6], sorted element indices.
+    """The setting's rounding of PCG's output (post-processing) [chaturvedi2021 reading R6], sorted element indices.
 
     ``labels`` (a permutation of 0..n−1; element u is called ``labels[u]``): round the relabelled
     bases (swap) or point (pairwise) under the relabelled matroid, and map the result back.  The

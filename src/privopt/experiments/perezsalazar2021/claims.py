@@ -1,13 +1,15 @@
-"""The checkable claims of spec §7 (C1.1 … C8.3) on the regenerated tables, at the scale that ran.
+"""The checkable claims (docs/papers/perezsalazar2021.md, reading R20: C1.1 … C8.3) on the regenerated
+tables, at the scale that ran.
 
 The paper has no figures, so every "claim" is a prediction of its theorems for the pipeline's own
-figures, with the thresholds the spec calibrated on a prototype.  Nothing is tuned.  Three verdicts
+figures, with the thresholds the design calibrated on a prototype.  Nothing is tuned.  Three verdicts
 (:mod:`privopt.pipeline.claims`), decided by what the data can tell:
 
-* *reproduced*: the seed means meet the claim's threshold (where the spec allows a tolerance in
+* *reproduced*: the seed means meet the claim's threshold (where the claim allows a tolerance in
   standard errors, "allow +3·SE", the tolerance counts only with ≥ :data:`MIN_SEEDS` seeds per point);
 * *not reproduced*: the interval of the measured effect excludes the threshold — a per-point Student-t
-  interval of the seed mean, or a percentile bootstrap interval over seeds (spec §4: 1000 resamples,
+  interval of the seed mean, or a percentile bootstrap interval over seeds (perezsalazar2021 reading R21:
+  1000 resamples,
   seeds resampled jointly for every point that shares them) for slopes, ratios and differences; each
   claim's intervals are familywise 95 % (Bonferroni over its points or parts), so the worst of 32 noisy
   points is not mistaken for a contradiction; and only with ≥ :data:`MIN_SEEDS` seeds per point;
@@ -16,7 +18,7 @@ figures, with the thresholds the spec calibrated on a prototype.  Nothing is tun
 
 Horizons: a claim that names its range (C1.4's SG-NP "T ≥ 10^4", C5.3/C5.4 "T ∈ [10^5, 3·10^6]", C5.5
 "T ≤ 3·10^6", C6.1/C6.2 "T ≥ 10^5", C7.3 "T ≥ 10^4") is decided only when the horizons that ran cover
-that range on the spec's grid (:func:`require_range`; "T ≥ x" runs to the figure's largest horizon).  A
+that range on the design's grid (:func:`require_range`; "T ≥ x" runs to the figure's largest horizon).  A
 claim stated on the effective budget u (u ≥ 10 learned, u ≤ 1.5 burn-in) is evaluated on the points
 that ran with that u; a part whose precondition fails at what ran (C3.3: u ≥ 10 at every k ≤ 6; C4.2:
 ε ≥ 30 learned by the end of the stream) is inconclusive and says which T would meet it.
@@ -50,14 +52,14 @@ REL_TOL = 1e-9
 ABS_TOL = 1e-9
 #: familywise error of each claim's intervals (Bonferroni over its points or parts)
 ALPHA = 0.05
-#: bootstrap resamples over seeds (spec §4) and the fixed stream they are drawn from
+#: bootstrap resamples over seeds (perezsalazar2021 reading R21) and the fixed stream they are drawn from
 BOOT = 1000
 BOOT_SEED = 2021
-#: the effective budget of the learned regime and the burn-in (spec §7, C1.4–C1.6, C2.1)
+#: the effective budget of the learned regime and the burn-in (perezsalazar2021 reading R20, C1.4–C1.6, C2.1)
 U_LEARNED = 10.0
 U_BURNIN = 1.5
-#: the largest horizons of the spec's grids (§6): F1/F2 fine grid (SYN), F1 row 2 coarse grid within the full
-#: month's ≈ 4.5·10^5 pickups (UBER), F5/F6 (bandit), F7 (Algorithm 4)
+#: the largest horizons of the design's grids (perezsalazar2021 reading R20): F1/F2 fine grid (SYN), F1 row 2
+#: coarse grid within the full month's ≈ 4.5·10^5 pickups (UBER), F5/F6 (bandit), F7 (Algorithm 4)
 SYN_T_MAX = 1e6
 UBER_T_MAX = 3e5
 BANDIT_T = (1e4, 3e6)
@@ -147,7 +149,7 @@ def _inside(x: float, band: tuple[float | None, float | None]) -> bool:
 
 def _judge(est: float, lo: float, hi: float, band, n: int, tol=None) -> tuple[bool | None, str]:
     """The estimate ``est`` with its familywise interval ``[lo, hi]`` against ``band`` (lower, upper; None =
-    open): True when the estimate is inside (or, with ≥ MIN_SEEDS seeds, inside the spec's tolerance band
+    open): True when the estimate is inside (or, with ≥ MIN_SEEDS seeds, inside the claim's tolerance band
     ``tol``), False when the interval lies wholly outside (≥ MIN_SEEDS seeds), else None and what would decide."""
     finite(est)
     if _inside(est, band):
@@ -336,7 +338,7 @@ def _c12(tables, settings):
 
 
 @CLAIMS.claim("C1.3", "f1", "Theorem-6 constants: mean Σ_i r_i ≤ B_FI = k(ηT + ln n/η) for every (T, ε).",
-              "mean Σ r_i ≤ B_FI at every (T, ε) of FI-DP (the spec allows +3·SE: with ≥ 10 seeds); not reproduced "
+              "mean Σ r_i ≤ B_FI at every (T, ε) of FI-DP (the claim allows +3·SE: with ≥ 10 seeds); not reproduced "
               "when a point's familywise 95 % interval lies above B_FI", needs=("fi_runs",))
 def _c13(tables, settings):
     pts = []
@@ -381,7 +383,7 @@ def _c14(tables, settings):
                 todo.append((f"{name} SG-NP", None, None, why))
     if not todo:
         raise Inconclusive("no ε has 3 horizons with u ≥ 10 and SG-NP has < 2 horizons ≥ 10^4",
-                           needs="horizons with u ≥ 10 (the spec's T up to 10^6)")
+                           needs="horizons with u ≥ 10 (the design's T up to 10^6)")
     m = sum(1 for t in todo if t[1] is not None)
     parts = []
     for label, b, band, why in todo:
@@ -531,7 +533,7 @@ def _c23(tables, settings):
     todo = {k: v for k, v in by_k.items() if len(v) >= 2}
     if not todo:
         raise Inconclusive("no k has two ε whose R_T/T changes sign inside the T grid",
-                           needs="a T grid where two ε change sign (the spec's 10^3 … 10^6)")
+                           needs="a T grid where two ε change sign (the design's 10^3 … 10^6)")
     parts = []
     for k, v in sorted(todo.items()):
         est = max(x[2] for x in v) / min(x[2] for x in v)
@@ -549,7 +551,7 @@ def _c24(tables, settings):
     found = [x for x in _breakeven_series(tables) if x[0] == 3 and x[1] in (5, 10, 20, 40) and math.isfinite(x[3])]
     if len(found) < 2:
         raise Inconclusive(f"T* inside the grid for {len(found)} of ε ∈ {{5, 10, 20, 40}} (need 2)",
-                           needs="a T grid where two of ε ∈ {5, 10, 20, 40} change sign (the spec's 10^3 … 10^6)")
+                           needs="a T grid where two of ε ∈ {5, 10, 20, 40} change sign (the design's 10^3 … 10^6)")
     e = np.array([x[1] for x in found])
     est = _logslope(e, np.array([x[3] for x in found]))
     reps = _logslope(e, np.column_stack([x[5] for x in found]))
@@ -577,7 +579,7 @@ def _c31(tables, settings):
     mask = ((p["algo"] == "FI-DP") & (p["u"] >= U_LEARNED) & p["certified"].astype(bool)).to_numpy()
     if mask.sum() < 2:
         raise Inconclusive(f"{int(mask.sum())} certified ε with u ≥ 10 at T = {int(p['T'].max()):,} (need 2)",
-                           needs="a horizon where two certified ε have u ≥ 10 (the spec's T = 10^6)")
+                           needs="a horizon where two certified ε have u ≥ 10 (the design's T = 10^6)")
     q = b.take(mask)
     label = f"slope over ε = {sorted(q.points['eps'].tolist())} at T = {int(q.points['T'].iloc[0]):,}"
     return _outcome([_slope(label, q.points["eps"].to_numpy(float), q, (-1.2, -0.8), 1)],
@@ -603,7 +605,7 @@ def _c32(tables, settings):
 
 
 @CLAIMS.claim("C3.3", "f3", "k-scaling: E[Σ r_i] ∝ k² for FI-DP (the price of privacy) against √k for SG-NP.",
-              "k-slope at ε = 30 over k ≤ 6, u ≥ 10 at every k (the spec's T = 10^6), in [1.7, 2.3]; SG-NP k-slope "
+              "k-slope at ε = 30 over k ≤ 6, u ≥ 10 at every k (the design's T = 10^6), in [1.7, 2.3]; SG-NP k-slope "
               "over k ≤ 6 in [0.3, 0.75]", needs=("fi_runs",))
 def _c33(tables, settings):
     s = _sel(_table(tables, "fi_runs"), group="kscan")
@@ -619,7 +621,7 @@ def _c33(tables, settings):
     if len(low):
         t_need = float((low["T"] * (U_LEARNED / low["u"]) ** 2).max())
         raise Inconclusive(f"ε = 30 has u < 10 at k = {sorted(low['k'].tolist())} (T = {int(p['T'].max()):,}): the k² "
-                           f"law is the learned regime's", needs=f"T ≥ {_sci(t_need)} (u ≥ 10 at every k ≤ 6; the spec "
+                           f"law is the learned regime's", needs=f"T ≥ {_sci(t_need)} (u ≥ 10 at every k ≤ 6; the design "
                            f"runs T = 10^6)")
     if fi.sum() < 3:
         raise Inconclusive(f"ε = 30 ran at k = {sorted(p.loc[fi, 'k'].tolist())} only", needs="≥ 3 values of k ≤ 6")
@@ -661,7 +663,7 @@ def _anytime(tables) -> _Boot:
 
 
 @CLAIMS.claim("C4.1", "f4", "On the Uber pickups the final average reward grows with ε and stays below OPT/T.",
-              "ALG/T non-decreasing in ε and ≤ OPT/T for every ε (the spec allows 2 SE and 3 SE: with ≥ 10 seeds)",
+              "ALG/T non-decreasing in ε and ≤ OPT/T for every ε (the claim allows 2 SE and 3 SE: with ≥ 10 seeds)",
               needs=("uber_runs",))
 def _c41(tables, settings):
     b = _anytime(tables)
@@ -953,7 +955,7 @@ def _c61(tables, settings):
 
 
 @CLAIMS.claim("C6.2", "f6", "Presampling the explore times (B2) is no worse than Algorithm 3 (slightly larger η, no "
-              "δ-tail).", "E[REG_OPT] of B2-PRESAMPLE ≤ Algorithm 3's (+3·SE combined, the spec's tolerance) at every "
+              "δ-tail).", "E[REG_OPT] of B2-PRESAMPLE ≤ Algorithm 3's (+3·SE combined, the claim's tolerance) at every "
               "T ≥ 1e5 (to 3e6), ε = 1000*", needs=("bandit_runs",))
 def _c62(tables, settings):
     q, note = _f6(tables, 1000.0)

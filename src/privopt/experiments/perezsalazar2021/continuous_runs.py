@@ -1,4 +1,5 @@
-"""Figure 7 runs: Algorithm 4 on SYN-CLICK-MLE (the multilinear extension of SYN-CLICK ``main``), spec §6 F7.
+"""Figure 7 runs: Algorithm 4 on SYN-CLICK-MLE (the multilinear extension of SYN-CLICK ``main``), perezsalazar2021
+readings R9, R10.
 
 Groups: ``sweep`` (K from App. C, every ε over the T grid) and ``ablation`` (one (T, ε), K from a list).  Each
 (T, ε, K) × seed is a replica of one kernel call per T (:func:`privopt.online.dr_submodular.run_alg4`); the

@@ -1,7 +1,7 @@
 """Perez-Salazar & Cummings (2021): the declaration the workflow reads.
 
 The paper proves regret bounds and draws nothing; every figure here is an *illustration of its
-theorems*, designed in spec ``shared/specs/online-submodular-max.md`` §6 (F1–F8).  Five experiments:
+theorems*, designed by the project (docs/papers/perezsalazar2021.md, reading R20: F1–F8).  Five experiments:
 
 * ``fi`` — full information on SYN-CLICK (Figures 1–3): groups ``syn`` (k = 3 over the T grid), ``collapse``
   (other k over the T grid), ``kscan`` (k sweep at one T), ``nscan`` (ln n sweep on SYN-CLICK-PAD);
@@ -30,9 +30,9 @@ UBER_GROUPS = ("fi", "anytime", "granularity")
 BANDIT_GROUPS = ("s1", "s2", "variants")
 CONT_GROUPS = ("sweep", "ablation")
 ILLUSTRATION = ("(none: the paper has no figures.) Illustration of the paper's theorems, not a figure of the "
-                "paper; designed in spec online-submodular-max.md §6.")
+                "paper; designed by the project (docs/papers/perezsalazar2021.md, reading R20).")
 
-#: the instance each fi group runs on (SYN-CLICK-PAD pads the s2 instance, spec §5.3)
+#: the instance each fi group runs on (SYN-CLICK-PAD pads the s2 instance, perezsalazar2021 reading R18)
 FI_INSTANCE = {"syn": "main", "collapse": "main", "kscan": "main", "nscan": "s2"}
 
 
@@ -139,7 +139,7 @@ PAPER = Paper(
     title="Differentially Private Online Submodular Maximization",
     authors="Sebastian Perez-Salazar, Rachel Cummings",
     venue="AISTATS 2021 (PMLR 130); the figures are new illustrations of its theorems",
-    spec="shared/specs/online-submodular-max.md",
+    reading="docs/papers/perezsalazar2021.md",
     short="Perez-Salazar & Cummings 2021",
     kind="theory",
     # The offline comparators (OPT, G, UB: privopt.online.coverage_offline) take dot products through BLAS,
@@ -218,8 +218,8 @@ PAPER = Paper(
                         'candidate locations, horizons {{ snakemake.config["perezsalazar2021"]["uber"]["fi"]["T"] }}), '
                         'each horizon a separate run. (a) mean expert regret Σ_i r_i with min(B_FI, kT) dashed; (b) '
                         '(1−1/e)-regret R_T/T with UNIF; (c) regret against the offline greedy set. SG-NP is the '
-                        'non-private Streeter–Golovin rate. Hollow markers: nominal ε (not certified). Bars ±1 SEM. Spec '
-                        'online-submodular-max.md §6 F1.'), inputs={"fi": "fi", "uber": "uber"},
+                        'non-private Streeter–Golovin rate. Hollow markers: nominal ε (not certified). Bars ±1 SEM. Design: '
+                        'docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi", "uber": "uber"},
                params=lambda section: {"delta": section["delta"], "eps_plot": section["plot"]["f1_eps"]}),
         Figure("f2", title="F2 — collapse onto the effective budget u = ε√T/k² (Thm 6; illustration)",
                original_caption=ILLUSTRATION,
@@ -228,8 +228,8 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["fi"]["collapse"]["ks"] }}) and UBER-PICK (crosses) '
                         'against the effective budget u = ε√T/(k² ln n √(32 ln(k/δ))), δ = '
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}: (a) E[Σ_i r_i]/T with y = 1/u; (b) R_T/T; '
-                        '(c) the break-even horizon T* where E[R_T] turns negative (k = 3), with slope −2. Spec '
-                        'online-submodular-max.md §6 F2.'), inputs={"fi": "fi", "uber": "uber", "breakeven": "fi_breakeven"},
+                        '(c) the break-even horizon T* where E[R_T] turns negative (k = 3), with slope −2. Design: '
+                        'docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi", "uber": "uber", "breakeven": "fi_breakeven"},
                params=lambda section: {"delta": section["delta"], "breakeven_eps": section["plot"]["f2_breakeven_eps"]}),
         Figure("f3", title="F3 — scaling in ε, k and ln n at fixed T (Thm 6; illustration)",
                original_caption=ILLUSTRATION,
@@ -240,7 +240,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["fi"]["kscan"]["eps"] }}, guides k² and k^½) and (c) ln n '
                         'on SYN-CLICK-PAD (T = {{ snakemake.config["perezsalazar2021"]["fi"]["nscan"]["T"] }}, n ∈ '
                         '{{ snakemake.config["perezsalazar2021"]["fi"]["nscan"]["ns"] }}). δ = '
-                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Spec online-submodular-max.md §6 F3.'), inputs={"fi": "fi"},
+                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi"},
                params=lambda section: {"delta": section["delta"]}),
         Figure("f4", title="F4 — Uber pickups: privacy–utility, the map, and the privacy unit (illustration)",
                original_caption=ILLUSTRATION,
@@ -255,7 +255,7 @@ PAPER = Paper(
                         'baselines; (b) density, candidates, optimal and modal sets; (c) normalised progress φ against ε '
                         'for windows of {{ snakemake.config["perezsalazar2021"]["uber"]["granularity"]["units"] }} '
                         '(minutes or pick) as the privacy unit. δ = {{ snakemake.config["perezsalazar2021"]["delta"] }}. '
-                        'Spec §6 F4.'), inputs={"uber": "uber", "curves": "f4a", "map": "f4b", "phi": "f4c"},
+                        'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"uber": "uber", "curves": "f4a", "map": "f4b", "phi": "f4c"},
                params=lambda section: {"delta": section["delta"]}),
         Figure("f5", title="F5 — bandit feedback: regret against horizon (Thms 7–8; illustration)",
                original_caption=ILLUSTRATION,
@@ -267,7 +267,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["bandit"]["runs"] }} seeds, with SG-BANDIT-NP and the '
                         'full-information FI-DP/SG-NP on the same streams. (a) E[REG_OPT] with B_BD dashed; (b) R_T/T; (c) '
                         'M/T, γ and the cap 2γ. Hollow: nominal ε. δ = '
-                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Spec online-submodular-max.md §6 F5.'), inputs={"bandit": "bandit"},
+                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"bandit": "bandit"},
                params=lambda section: {"delta": section["delta"]}),
         Figure("f6", title="F6 — why Algorithm 3 updates only after exploration rounds (App. B; illustration)",
                original_caption=ILLUSTRATION,
@@ -276,7 +276,7 @@ PAPER = Paper(
                         "Algorithm 3's γ and at 2T^(−1/4)) and B2-PRESAMPLE (explore times drawn in advance), ε ∈ "
                         '{{ snakemake.config["perezsalazar2021"]["bandit"]["variants"]["eps"] }} (hollow: nominal); (c) '
                         "the exact exploration tail P(M ≥ 2γT) against Hoeffding's, the paper's and Chernoff's bounds. δ = "
-                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Spec §6 F6.'), inputs={"bandit": "bandit", "tail": "f6_tail"},
+                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"bandit": "bandit", "tail": "f6_tail"},
                params=lambda section: {"delta": section["delta"]}),
         Figure("f7", title="F7 — the continuous extension, Algorithm 4 (Thm 9; illustration)",
                original_caption=ILLUSTRATION,
@@ -287,7 +287,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["cont"]["sweep"]["eps"] }}, c_H = '
                         '{{ snakemake.config["perezsalazar2021"]["cont"]["c_H"] }}, '
                         '{{ snakemake.config["perezsalazar2021"]["cont"]["runs"] }} seeds; (c) the number of experts K. '
-                        'Spec §6 F7.'), inputs={"cont": "cont"},
+                        'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"cont": "cont"},
                params=lambda section: {"delta": section["delta"]}),
         Figure("f8", title="F8 — privacy bookkeeping: certified against nominal ε, and T-PRIV (illustration)",
                original_caption=ILLUSTRATION,
@@ -299,7 +299,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}); (b) T-PRIV, the exact output law of FI-DP '
                         'on a tiny instance: largest privacy loss against the pure bound, as implemented and with a '
                         'planted bug (gains ×{{ snakemake.config["perezsalazar2021"]["privacy"]["tpriv"]["bug_scale"] }}). '
-                        'Spec online-submodular-max.md §6 F8.'), inputs={"cert": "f8_cert", "tpriv": "tpriv"},
+                        'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"cert": "f8_cert", "tpriv": "tpriv"},
                params=lambda section: {"delta": section["delta"]}),
     ),
     claims=Claims(
@@ -307,9 +307,9 @@ PAPER = Paper(
         inputs=("fi", "fi_runs", "fi_breakeven", "uber", "uber_runs", "f4c", "bandit", "bandit_runs", "f6_tail", "cont", "cont_runs",
                 "f8_cert", "tpriv"),
         settings=lambda section: {"delta": section["delta"]},
-        caption=('The checkable claims of spec online-submodular-max.md §7 about the figures F1–F8, which '
+        caption=('The checkable claims about the figures F1–F8 (docs/papers/perezsalazar2021.md, reading R20), which '
                  "illustrate Perez-Salazar & Cummings' theorems (the paper itself has no figures): measured value, "
-                 "the spec's calibrated threshold and the verdict (reproduced / not reproduced / not evaluated) at "
+                 "the design's calibrated threshold and the verdict (reproduced / not reproduced / not evaluated) at "
                  'scale "{{ snakemake.config["scale"] }}", evaluated on the points that ran.'),
     ),
     audits=(f"{MOD}.audits:audits",),

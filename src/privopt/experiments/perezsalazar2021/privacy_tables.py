@@ -1,4 +1,5 @@
-"""Figure 8's privacy bookkeeping: certified against nominal ε, and the exact T-PRIV table (spec §6 F8).
+"""Figure 8's privacy bookkeeping: certified against nominal ε, and the exact T-PRIV table
+(perezsalazar2021 readings R3, R22).
 
 * :func:`cert_grid`: ε_cert of FI-DP (k ∈ ks, T ∈ Ts: N = T draws per expert) and of BanditDP (N =
   ⌈2γT⌉ draws, γ = min(1/2, c_γ T^{−1/3})) over a log grid of nominal ε

@@ -2,7 +2,7 @@
 
 A *configuration* is (instance, feedback, k, T); its replicas are every (algorithm, ε) × seed.  One call
 of :func:`full_information` or :func:`bandit` runs them in one kernel call (:mod:`privopt.online`) and
-returns one row per replica with the quantities of spec §4 and §10:
+returns one row per replica with the quantities of perezsalazar2021 reading R21:
 
 * ALG, the benchmarks of the seed's stream over the first T rounds (exact OPT, offline greedy G, the
   upper bound UB = OPT when exact; E_UNIF = UNIF's exact expected value), R = (1 − 1/e)·OPT − ALG

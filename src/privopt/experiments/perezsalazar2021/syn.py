@@ -1,6 +1,6 @@
-"""SYN-CLICK: the synthetic click model of spec §5.3 (the paper's motivating example), and its variants.
+"""SYN-CLICK: the paper's motivating click model, and its variants (perezsalazar2021 reading R18).
 
-Generator (instance seed s₀, numpy ``default_rng(s₀)``, exactly as the spec)::
+Generator (instance seed s₀, numpy ``default_rng(s₀)``, exactly as perezsalazar2021 reading R18 describes)::
 
     pi ~ Dirichlet(1_M);  P = full((M, n), p_base)
     for m in 0..M−1: liked = rng.choice(n, L, replace=False); P[m, liked] = rng.uniform(0.3, 0.9, L)
@@ -32,7 +32,7 @@ PAPER = "perezsalazar2021"
 
 
 def click_model(n: int, M: int, L: int, p_base: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(pi, P) of SYN-CLICK with the spec's generator."""
+    """(pi, P) of SYN-CLICK with the generator of perezsalazar2021 reading R18."""
     if not 1 <= L <= n:
         raise ValueError(f"need 1 <= L <= n, got L={L}, n={n}")
     rng = np.random.default_rng(int(seed))
@@ -53,7 +53,7 @@ def padded(P: np.ndarray, n: int, p_base: float) -> np.ndarray:
 
 
 def instance_matrix(spec: Mapping[str, Any], n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(pi, P) of an instance spec ``{n, M, L, p_base, seed}``; with ``n`` larger than the spec's, padded."""
+    """(pi, P) of an instance spec ``{n, M, L, p_base, seed}``; with ``n`` larger than the instance's, padded."""
     pi, P = click_model(int(spec["n"]), int(spec["M"]), int(spec["L"]), float(spec["p_base"]), int(spec["seed"]))
     if n is not None and int(n) != P.shape[1]:
         P = padded(P, int(n), float(spec["p_base"]))

@@ -1,4 +1,4 @@
-"""UBER-PICK and UBER-WIN: the Uber pickups as coverage streams (spec §5.1–5.2, ambiguities 14–15).
+"""UBER-PICK and UBER-WIN: the Uber pickups as coverage streams (perezsalazar2021 readings R14, R15).
 
 * Pickups are sorted by time *globally* (stable on the file order): the raw file is grouped by base.
 * Box B: Lat ∈ [40.700, 40.800], Lon ∈ [−74.020, −73.930] (lower/midtown Manhattan); pickups outside

@@ -3,6 +3,6 @@
 ``paper``   the declaration the workflow reads (experiments, figures, claims, cost);
 ``runs``    Figure 1's decision set and one block of runs of Experiments 1–3 (tidy frames);
 ``tables``  run records -> the tables of Figures 1–5;
-``claims``  the statements of spec §8 (shared/specs/private-linear-bandits.md), checked on the tables;
+``claims``  the paper's statements as claims (shariff2018 reading R20), checked on the tables;
 ``cost``    predicted seconds and memory of one run job.
 """

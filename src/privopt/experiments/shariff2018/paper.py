@@ -1,6 +1,6 @@
 """Shariff & Sheffet (NeurIPS 2018): the declaration the workflow reads.
 
-Four experiments on simulated instances (spec ``shared/specs/private-linear-bandits.md`` §7): the
+Four experiments on simulated instances (docs/papers/shariff2018.md, readings R13–R18): the
 decision set of Figure 1, Experiment 1 (Figures 2–3: non-private LinUCB by reward model and d),
 Experiment 2 (Figure 4: the four variants on each gap, with an audit of random rounds for S.1/S.2) and
 Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap); beyond the paper, Figure 4c
@@ -76,7 +76,7 @@ PAPER = Paper(
     title="Differentially Private Contextual Linear Bandits",
     authors="Roshan Shariff, Or Sheffet",
     venue="NeurIPS 2018",
-    spec="shared/specs/private-linear-bandits.md",
+    reading="docs/papers/shariff2018.md",
     short="Shariff & Sheffet 2018",
     scale_label=scale_label,
     # Decisions and regrets are bit for bit the same with numba compiled for a generic x86-64 and OpenBLAS's

@@ -1,8 +1,8 @@
-"""The checkable claims of spec online-convex-and-submodular-min.md §4 for Smith & Thakurta (C-ST0 … C-ST4, C-U1),
+"""The checkable claims (docs/papers/smith2013.md, reading R13) for Smith & Thakurta (C-ST0 … C-ST4, C-U1),
 and the privacy checks.
 
 The paper has no experiments: each claim is a prediction of its theorems on the new figures, with the
-spec's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits of
+tolerances of the design (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits of
 log(seed-mean) on log(x) over the claim's own range (:func:`privopt.pipeline.stats.loglog_slope`).
 
 Three verdicts (:mod:`privopt.pipeline.claims`), decided part by part and then combined (a claim holds
@@ -446,7 +446,8 @@ def _st4b(tables, settings):
 
 
 def regret_bound(runs: pd.DataFrame, radius: float = 1.0) -> np.ndarray:
-    """ST analogue of the explicit bound (spec C-U1): 2(L+HD)²ℓ/H + c_sens·8p(L+2HD)²ℓ^2.5/(Hε) [+ HTρ²/2],
+    """ST analogue of the explicit bound (claim U1.a; cardoso2019 reading R8): 2(L+HD)²ℓ/H +
+    c_sens·8p(L+2HD)²ℓ^2.5/(Hε) [+ HTρ²/2],
     D = 2ρ the diameter, ℓ = ln T; the privacy term is 0 at ε = ∞, the bias term only for regularised runs."""
     T, H, L, p, eps = (runs[c].to_numpy(dtype=np.float64) for c in ("T", "H", "L", "p", "eps"))
     D, ell = 2.0 * radius, np.log(T)

@@ -1,6 +1,6 @@
-"""The Uber disk: every pickup within 25 km of Midtown, in unit-disk coordinates (spec §3.1, item 2).
+"""The Uber disk: every pickup within 25 km of Midtown, in unit-disk coordinates (smith2013 reading R12).
 
-Fixed public constants, never derived from the data (spec §1.3, A6): centre (lat0, lon0) =
+Fixed public constants, never derived from the data (smith2013 readings R1, R12): centre (lat0, lon0) =
 (40.7484, −73.9857), x_km = (lon − lon0)·111.320·cos(lat0°), y_km = (lat − lat0)·110.574, kept when
 √(x_km² + y_km²) ≤ 25 km, scaled by 1/25 into the unit disk.  Pickups are stable-sorted by time first
 (the pool order the point streams index).  With m = 1 pickup per round, one loss f_t is one rider: the

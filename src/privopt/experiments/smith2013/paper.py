@@ -1,8 +1,7 @@
 """Smith & Thakurta (NIPS 2013): the declaration the workflow reads.
 
-The paper has no experiments or figures; every figure here is **new** (spec
-``shared/specs/online-convex-and-submodular-min.md`` §3.2, figures ST-0 … ST-4) and illustrates a
-theorem empirically — none is "paper figure N".  Experiments: ST-0 (TBAP error, one point per d),
+The paper has no experiments or figures; every figure here is **new** (smith2013 reading R12, figures ST-0 … ST-4)
+and illustrates a theorem empirically — none is "paper figure N".  Experiments: ST-0 (TBAP error, one point per d),
 ST-1 (regret vs T on the Uber disk, one point per T), ST-1c (the same with each continual counter,
 beyond the paper), ST-2 (regret vs ε at fixed T), ST-3 (regret vs
 the dimension p on a synthetic stream, one point per p), ST-4 (bandit PFTAL regret vs T), and the
@@ -19,7 +18,7 @@ RUNS = "privopt.experiments.smith2013.runs"
 TABLES = "privopt.experiments.smith2013.tables"
 #: keys of the section every PFTAL run reads
 COMMON = ("c_sens", "h_rule")
-NEW = ("(none: the paper has no experiments or figures; this is a new figure, spec figure {fig}, "
+NEW = ("(none: the paper has no experiments or figures; this is a new figure of the project's design, {fig}, "
        "illustrating {what})")
 
 
@@ -67,7 +66,7 @@ PAPER = Paper(
     title="(Nearly) Optimal Algorithms for Private Online Learning in Full-information and Bandit Settings",
     authors="Adam Smith, Abhradeep Thakurta",
     venue="NIPS 2013",
-    spec="shared/specs/online-convex-and-submodular-min.md",
+    reading="docs/papers/smith2013.md",
     short="Smith & Thakurta 2013",
     kind="theory",
     instances=(
@@ -203,7 +202,7 @@ PAPER = Paper(
                         'PFTAL versus the horizon T on i.i.d. Uber pickups in the unit disk (25 km about Midtown), each T '
                         'a separate run, for several ε and the non-private baseline (black).  Left: ½‖w − x_t‖² (Thm 4 '
                         'predicts O(p log^2.5 T/ε)); right: ‖w − x_t‖ with the regularisation H*(T, ε) (√T).  On these '
-                        'stochastic streams private curves are linear during a burn-in ∝ 1/ε, then flatten (spec A18); the '
+                        'stochastic streams private curves are linear during a burn-in ∝ 1/ε, then flatten (smith2013 reading R13); the '
                         'theorems are upper bounds.  Claims ST1.a–d.'),
                inputs={"table": "st1"},
                params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
@@ -246,12 +245,12 @@ PAPER = Paper(
         evaluate="privopt.experiments.smith2013.claims:evaluate",
         inputs=("st0", "st0c", "st0c_ratio", "st1", "st1_runs", "st1c", "st2", "st2_runs", "st3", "st3_runs", "st4", "privacy"),
         settings=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]},
-        caption=('The checkable claims for Smith & Thakurta (spec online-convex-and-submodular-min.md §4: C-ST0 … '
+        caption=('The checkable claims for Smith & Thakurta (docs/papers/smith2013.md, reading R13: C-ST0 … '
                  'C-ST4, C-U1) and the privacy checks (P1.a: no violation found by the TBAP audits or the '
                  'gradient-bound guard; P1.b: every planted bug caught), each evaluated from the regenerated '
                  'tables: measured value, threshold and verdict (reproduced / not reproduced / not evaluated) at '
                  'scale "{{ snakemake.config["scale"] }}".  The paper has no experiments: the claims are the '
-                 "spec's predictions of its theorems on new figures, with the spec's tolerances at every scale."),
+                 "project's predictions of its theorems on new figures, with the design's tolerances at every scale."),
     ),
     check=check,
     audits=("privopt.experiments.smith2013.privacy:audits",),

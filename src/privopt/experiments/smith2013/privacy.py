@@ -10,7 +10,7 @@ nodes an item lies in).  Checks, one row each for the correct configuration and 
   the output is all four releases.  Exact ε of the pair: Σ over the nodes holding item 1 of ‖Δ‖/λ
   (:func:`privopt.mechanisms.tree.dyadic_leaf_nodes`; the ℓ2-Laplace loss (‖y − s'‖ − ‖y − s‖)/λ
   reaches ‖Δ‖/λ along the ray, and the releases are an invertible map of the node sums) = 1.
-  Planted bugs: blatant, c_sens = 1, the density printed by Rivera Cardoso & Cummings (spec A1), which
+  Planted bugs: blatant, c_sens = 1, the density printed by Rivera Cardoso & Cummings (smith2013 reading R3), which
   calibrates to ‖Δ‖ ≤ μ although replacement moves an item by 2μ: exact ε = 2; subtle, the node scale
   λ/√2 (e.g. K counted as ⌈log₂ T⌉ ≈ 2 instead of 3 levels, or √2 lost in a norm): exact ε = √2.
   Statistic: the node-wise privacy loss (:func:`tbap_node_loss`), the sum over the noised nodes holding
@@ -29,7 +29,7 @@ nodes an item lies in).  Checks, one row each for the correct configuration and 
   uniform in the unit disk; the kernel records max_t ‖z_t‖/μ and :func:`privopt.online.pftal.run_pftal`
   raises when it exceeds 1 (the noise would then not give the claimed ε).  Correct: μ = L + Hρ_C, the
   bound of the regularised gradient ∇f + Hŵ.  Planted bug: μ = L (forgetting the regulariser's Hρ_C,
-  the kind of under-noising spec A8 finds in Rivera Cardoso & Cummings' Thm 9): the guard must fire.
+  the kind of under-noising cardoso2019 reading R5 finds in Rivera Cardoso & Cummings' Thm 9): the guard must fire.
 
 Rows have the columns of :data:`privopt.audit.core.COLUMNS` plus ``check`` (black-box / runtime guard).
 The two audits are also the paper's declared audits (:func:`audits`, ``Paper.audits``: the pipeline's

@@ -2,7 +2,7 @@
 
 One job = one parameter point × a block of seeds; inside it, every ε of the figure's grid and the
 non-private baseline (ε = ∞) run on the same point streams (common random numbers).  Each horizon T is
-its own run (K, H, β depend on T: spec A13).  Regret = Σ_t f_t(w_t) − min_{w∈C} Σ_t f_t(w), with the
+its own run (K, H, β depend on T: smith2013 reading R10).  Regret = Σ_t f_t(w_t) − min_{w∈C} Σ_t f_t(w), with the
 exact comparator of :mod:`privopt.online.comparators`.
 
 * ``st0``: TBAP error ‖v̂_t − v_t‖² summed over the seeds (each seed one independent tree), t = 1..T.

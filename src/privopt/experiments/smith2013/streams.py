@@ -1,4 +1,4 @@
-"""The point streams and random states of the Smith & Thakurta runs (spec §3.1 "Streams", "RNG").
+"""The point streams and random states of the Smith & Thakurta runs (smith2013 reading R10).
 
 * Uber streams (``iid``): x_t drawn uniformly with replacement from the disk pool; the index
   stream of a seed depends only on (experiment, seed) — every ε, loss and horizon of that seed sees

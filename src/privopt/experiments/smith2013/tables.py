@@ -3,7 +3,7 @@
 Every summary row holds mean, std (ddof = 1), sem, n and a 95 % percentile-bootstrap interval of the
 mean over seeds (``ci_lo``, ``ci_hi``; 1000 resamples from a stream keyed by the table and the row's
 group, so the tables are deterministic; :func:`privopt.pipeline.summary.seed_summary`).  ``eps`` = inf is the non-private baseline.  ST-2 adds the
-*excess* regret, private − non-private paired by seed (same points, spec §3.1 common random numbers).
+*excess* regret, private − non-private paired by seed (same points, common random numbers: smith2013 reading R10).
 """
 
 from __future__ import annotations

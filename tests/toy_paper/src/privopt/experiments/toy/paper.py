@@ -21,7 +21,7 @@ PAPER = Paper(
     title="The Laplace mechanism for a mean (toy paper of the tests)",
     authors="privopt",
     venue="tests/toy_paper",
-    spec="docs/adding-a-paper.md",
+    reading="docs/adding-a-paper.md",
     short="Toy paper",
     instances=(
         Instance("values", build="privopt.experiments.toy.data:build", outputs=("values.parquet", "values.json"),
