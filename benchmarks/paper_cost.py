@@ -27,35 +27,10 @@ import yaml
 
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline.config import load_config
+from privopt.pipeline.cost_table import figure_rows, markdown, minutes_text as _minutes, run_jobs, span_text as _span
 from privopt.pipeline.registry import papers
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def run_jobs(config: dict) -> list[tuple[str, object, list[float]]]:
-    """(rule, experiment, predicted seconds of each run job) for every experiment of every registered
-    paper, jobs in the workflow's order (points in config order, then seed blocks)."""
-    out = []
-    for key, paper in papers().items():
-        for exp in paper.experiments:
-            secs = [run_cost.job_seconds(exp, config[key], j.point, len(j.seeds)) for j in paper.run_jobs(config[key], exp.name)]
-            out.append((f"{key}_runs_{exp.name}", exp, secs))
-    return out
-
-
-def figure_rows(config: dict) -> list[dict]:
-    """One row per experiment: jobs, predicted minutes per job, requested runtimes, core-hours."""
-    rows = []
-    for rule, exp, secs in run_jobs(config):
-        if not secs:
-            continue
-        minutes = [s / 60 for s in secs]
-        runtimes = [run_cost.runtime_minutes(s) for s in secs]
-        rows.append({"figure": exp.label, "rule": rule, "jobs": len(secs), "min": min(minutes),
-                     "median": statistics.median(minutes), "max": max(minutes),
-                     "runtime_min": min(runtimes), "runtime_max": max(runtimes),
-                     "core_hours": sum(run_cost.core_seconds(s) for s in secs) / 3600})
-    return rows
 
 
 def slurm_layout(config: dict, profile: Path) -> list[dict]:
@@ -65,7 +40,7 @@ def slurm_layout(config: dict, profile: Path) -> list[dict]:
     groups in DAG order; here consecutive jobs in the workflow's order."""
     components = yaml.safe_load(Path(profile).read_text()).get("group-components", {})
     by_group: dict[str, list[float]] = {}
-    for _, _, secs in run_jobs(config):
+    for _, _, _, secs in run_jobs(config):
         for s in secs:
             by_group.setdefault(run_cost.cluster_group(s) or "(ungrouped)", []).append(s)
     rows = []
@@ -92,26 +67,6 @@ def layout_markdown(rows: list[dict], profile: Path) -> str:
         out.append(f"| `{r['rule']}` | {r['jobs']} | {r['per_slurm_job']} | {r['slurm_jobs']} | {_minutes(r['min'])} / "
                    f"{_minutes(r['median'])} / {_minutes(r['max'])} | {_span(r['limit_min'], r['limit_max'])} |")
     out.append(f"| **all** | {sum(r['jobs'] for r in rows)} | | {sum(r['slurm_jobs'] for r in rows)} | | |")
-    return "\n".join(out)
-
-
-def _minutes(x: float) -> str:
-    return f"{x:.2f}" if x < 10 else f"{x:.0f}"
-
-
-def _span(lo: int, hi: int) -> str:
-    return f"{lo}" if lo == hi else f"{lo}–{hi}"
-
-
-def markdown(rows: list[dict]) -> str:
-    out = ["| figures | run rule | run jobs | predicted minutes per job (min / median / max) | "
-           "SLURM runtime (min) | core-hours |",
-           "| --- | --- | ---: | ---: | ---: | ---: |"]
-    for r in rows:
-        out.append(f"| {r['figure']} | `{r['rule']}` | {r['jobs']} | {_minutes(r['min'])} / {_minutes(r['median'])} / "
-                   f"{_minutes(r['max'])} | {_span(r['runtime_min'], r['runtime_max'])} | {r['core_hours']:.1f} |")
-    total = sum(r["core_hours"] for r in rows)
-    out.append(f"| **all run jobs** | | {sum(r['jobs'] for r in rows)} | | | **{total:.1f}** |")
     return "\n".join(out)
 
 

@@ -19,6 +19,8 @@ def xdist_group_of(module: str, fixturenames) -> str:
 
 
 def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: one process, nothing to share out
+        return
     for item in items:
         module = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(xdist_group_of(module, getattr(item, "fixturenames", ()))))

@@ -380,6 +380,9 @@ class Paper:
     #: and how, as numbered entries that code cites as "<key> reading Rn" (tests/test_readings.py checks them);
     #: a path inside the repository, relative to its root.  Empty: ``docs/papers/<key>.md``
     reading: str = ""
+    #: what its figures here are, in a few words: the "figures" cell of the README's paper table
+    #: (:mod:`privopt.pipeline.doctables`), e.g. "Figs 1–2, Uber pickups"
+    summary: str = ""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):

@@ -114,6 +114,7 @@ PAPER = Paper(
     venue="AISTATS 2019 (arXiv 1807.02290)",
     reading="docs/papers/cardoso2019.md",
     short="Rivera Cardoso & Cummings 2019",
+    summary="new figures RC-1–RC-4 illustrating its theorems (the paper has none), Uber grid cells",
     kind="theory",
     instances=(
         Instance("cells", build="privopt.experiments.cardoso2019.instances:build",

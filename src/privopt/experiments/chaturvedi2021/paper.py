@@ -61,6 +61,7 @@ PAPER = Paper(
     venue="AAAI 2021 (arXiv 2005.14717)",
     reading="docs/papers/chaturvedi2021.md",
     short="Chaturvedi et al. 2021",
+    summary="Figs 1–2, Uber pickups",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
                  outputs=("pool.parquet", "instance.json"), datasets=("uber",)),

@@ -68,6 +68,7 @@ PAPER = Paper(
     venue="NIPS 2013",
     reading="docs/papers/smith2013.md",
     short="Smith & Thakurta 2013",
+    summary="new figures ST-0–ST-4 (the paper has none), Uber pickups and a synthetic stream",
     kind="theory",
     instances=(
         Instance("disk", build="privopt.experiments.smith2013.instances:build", outputs=("disk.parquet", "disk.json"),

@@ -23,6 +23,7 @@ PAPER = Paper(
     venue="tests/toy_paper",
     reading="docs/adding-a-paper.md",
     short="Toy paper",
+    summary="a Laplace mean, its k-fold repetition and a mean over a toy data set",
     instances=(
         Instance("values", build="privopt.experiments.toy.data:build", outputs=("values.parquet", "values.json"),
                  datasets=("toy",)),
