@@ -9,13 +9,14 @@ import pytest
 SMOKE_FIXTURE = "smoke_run_two_cores"
 
 
-def xdist_group_of(module: str, fixturenames) -> str:
+def xdist_group_of(module: str, fixturenames, reads_smoke_run: bool = False) -> str:
     """The xdist group of a test (``--dist loadgroup``: a group's tests run on one worker, in order).
 
     A module's tests stay together, so its module-scoped fixtures (a copy of the workflow, a simulated data
     set) are built once, not once per worker; every test that reads the smoke pipeline run joins one group,
-    so that run is made once per session, not once per worker."""
-    return "smoke" if SMOKE_FIXTURE in fixturenames else module
+    so that run is made once per session, not once per worker (``reads_smoke_run``: a test that asks for the
+    fixture at run time, marked ``@pytest.mark.reads_smoke_run``)."""
+    return "smoke" if reads_smoke_run or SMOKE_FIXTURE in fixturenames else module
 
 
 def pytest_collection_modifyitems(config, items):
@@ -23,7 +24,8 @@ def pytest_collection_modifyitems(config, items):
         return
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(xdist_group_of(module, getattr(item, "fixturenames", ()))))
+        group = xdist_group_of(module, getattr(item, "fixturenames", ()), item.get_closest_marker("reads_smoke_run") is not None)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 from workflow_runs import SUBSET, copy_workflow, data_config, snakemake
 

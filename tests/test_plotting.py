@@ -208,6 +208,7 @@ WIDE = {"perezsalazar2021_f1", "perezsalazar2021_f5", "smith2013_st0"}
 
 
 @pytest.mark.slow
+@pytest.mark.reads_smoke_run
 def test_the_notebooks_keep_the_palette(tmp_path, request):
     """Every figure notebook, run on a finished run's tables: no artist off the palette, one style per ε and
     algorithm across all figures, and the wide figures' text at least 8 pt at the report's width."""
@@ -327,3 +328,27 @@ def test_the_heading_fills_in_the_config_values_of_the_declared_caption(capsys):
     assert "K = 1234 actions, Δ = 0.25" in text and "{{" not in text
     with pytest.raises(KeyError, match="nope_fig9"):
         pp.heading(types.SimpleNamespace(params=types.SimpleNamespace(notebook="nope_fig9"), config={}))
+
+
+def test_the_palette_collects_each_papers_styles_and_refuses_one_name_with_two_styles(monkeypatch):
+    """Paper.styles: a paper declares its algorithms' styles in its own package; the palette collects them, and a
+    name two papers style differently is an error naming both (one style per algorithm across the project)."""
+    import sys
+    import types
+
+    from privopt.pipeline import registry
+    from privopt.plotting.palette import SHARED, _Palette, algo
+
+    # every registered paper's names are there, and the shared ones
+    assert {"PCG", "nonprivate", "FI-DP", "SubmodPFTAL", "PFTAL", "tree"} <= set(pp.ALGORITHMS)
+    mine = types.ModuleType("privopt_test_styles")
+    mine.A = {"alg": algo("C0", "o", "-", "alg"), "tree": SHARED["tree"]}
+    mine.B = {"alg": algo("C1", "o", "-", "alg")}
+    monkeypatch.setitem(sys.modules, mine.__name__, mine)
+    fake = {"p1": types.SimpleNamespace(styles=f"{mine.__name__}:A"), "p2": types.SimpleNamespace(styles="")}
+    monkeypatch.setattr(registry, "papers", lambda: fake)
+    palette = _Palette()
+    assert palette["alg"].colour == algo("C0", "o", "-", "").colour and set(SHARED) <= set(palette)
+    fake["p2"] = types.SimpleNamespace(styles=f"{mine.__name__}:B")
+    with pytest.raises(ValueError, match=r"'alg' has two styles: p1's .*:A and p2's .*:B"):
+        list(_Palette())

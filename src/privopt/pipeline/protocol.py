@@ -383,6 +383,10 @@ class Paper:
     #: what its figures here are, in a few words: the "figures" cell of the README's paper table
     #: (:mod:`privopt.pipeline.doctables`), e.g. "Figs 1–2, Uber pickups"
     summary: str = ""
+    #: ``"module:NAME"``, a mapping algorithm name → :class:`privopt.plotting.palette.AlgoStyle` of the algorithms
+    #: its figures draw, collected into the project's palette (one style per name across the project); "" if its
+    #: figures draw only shared styles
+    styles: str = ""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import matplotlib
@@ -58,50 +59,64 @@ class AlgoStyle:
     label: str
 
 
-def _s(colour, marker, ls, label):
+def algo(colour, marker, ls, label) -> AlgoStyle:
+    """An algorithm's style: colour (any matplotlib colour), marker ("" for none), line style, legend label."""
     return AlgoStyle(to_hex(colour), marker, ls, label)
 
 
-# name → colour, marker, line style, legend label.  Private algorithms drawn at several ε take their colour
-# from ε (:func:`style`); their own colour is used when a figure draws them at one ε among other algorithms.
-ALGORITHMS: dict[str, AlgoStyle] = {
-    # Chaturvedi et al. (2021): the paper's legend names, its four lines and our diagnostics
-    "PCG": _s("C3", "o", "-", "This work (PCG)"),
-    "Greedy": _s("C0", "s", "-", "Greedy"),
-    "DPG": _s("C2", "^", "-", "MBKK (DPG)"),
-    "Random": _s("C7", "D", "-", "Random"),
-    "E[Random]": _s("0.35", "", "-.", "E[Random] (exact)"),
-    "PCG0": _s("C3", "", ":", r"PCG, $\varepsilon_0 = 0$"),
-    "PCG_perm": _s("C1", "", "--", "PCG, labels permuted"),
-    "PCG0_perm": _s("C1", "", ":", r"PCG, $\varepsilon_0 = 0$, labels permuted"),
-    # Shariff & Sheffet (2018): LinUCB variants (Fig. 4) and mechanisms (Fig. 5)
-    "nonprivate": _s(EPS_INF_COLOUR, "o", "-", "NonPrivate"),
-    "gaussian": _s("C1", "s", "-", "Gaussian"),
-    "wishart": _s("C2", "^", "-", "Wishart"),
-    "wishart_unshifted": _s("C4", "D", "-", "WishartUnshifted"),
-    # Perez-Salazar & Cummings (2021)
-    "FI-DP": _s("C0", "o", "-", "FI-DP"),
-    "BanditDP": _s("C0", "^", "-", "BanditDP"),
-    "SG-NP": _s(EPS_INF_COLOUR, "s", "-", "SG-NP (non-private)"),
-    "SG-BANDIT-NP": _s(EPS_INF_COLOUR, "X", "--", "SG-BANDIT-NP (bandit, non-private)"),
-    "UNIF": _s(EPS_ZERO_COLOUR, "v", "-", r"UNIF ($\varepsilon = 0$)"),
-    "B1-NAIVE": _s("C3", "s", "--", "B1-NAIVE, same γ"),
-    "B1-NAIVE-OWN": _s("C1", "^", ":", r"B1-NAIVE, own $\gamma = 2T^{-1/4}$"),
-    "B2-PRESAMPLE": _s("C2", "D", "-.", "B2-PRESAMPLE, same γ"),
-    # Rivera Cardoso & Cummings, Smith & Thakurta: one algorithm per panel, curves by ε
-    "SubmodPFTAL": _s("C0", "o", "-", "SubmodPFTAL"),
-    "BanditSubmodPFTAL": _s("C0", "^", "-", "BanditSubmodPFTAL"),
-    "PFTAL": _s("C0", "o", "-", "PFTAL"),
-    "excess": _s("C0", "o", "-", "private − non-private (paired by seed)"),
-    # continual counters (privopt.mechanisms.counting; Smith & Thakurta ST-0c)
-    "tree": _s("C0", "o", "-", "tree (binary mechanism)"),
-    "honaker": _s("C3", "s", "-", "Honaker"),
-    "sqrt": _s("C2", "^", "-", "square root (full)"),
-    "sqrt_banded": _s("C8", "v", "--", "square root (banded)"),
-    "smooth": _s("C4", "D", "-", "smooth binary"),
-    # the path tree of Shariff & Sheffet (all m levels summed every round), the baseline of their Fig. 4c
-    "path": _s("C5", "P", "-", "path tree (the paper's)"),
+# The styles no one paper owns: the continual counters of privopt.mechanisms.counting, which the figures of
+# three papers draw (Smith & Thakurta ST-0c/ST-1c, Rivera Cardoso & Cummings RC-1c, Shariff & Sheffet Fig. 4c).
+# Every other algorithm's style is declared by its paper (``Paper.styles``, its ``styles.py``) and collected
+# here.  Private algorithms drawn at several ε take their colour from ε (:func:`style`); their own colour is used
+# when a figure draws them at one ε among other algorithms.
+SHARED: dict[str, AlgoStyle] = {
+    "tree": algo("C0", "o", "-", "tree (binary mechanism)"),
+    "honaker": algo("C3", "s", "-", "Honaker"),
+    "sqrt": algo("C2", "^", "-", "square root (full)"),
+    "sqrt_banded": algo("C8", "v", "--", "square root (banded)"),
+    "smooth": algo("C4", "D", "-", "smooth binary"),
 }
+
+
+class _Palette(Mapping):
+    """name → :class:`AlgoStyle`: :data:`SHARED` and every registered paper's ``Paper.styles``, collected on first
+    use (the registry imports only the papers' declarations).  A name declared twice with two styles is an error
+    naming both papers: one style per algorithm across the project."""
+
+    def __init__(self) -> None:
+        self._styles: dict[str, AlgoStyle] | None = None
+
+    def _collect(self) -> dict[str, AlgoStyle]:
+        if self._styles is None:
+            import importlib
+
+            from privopt.pipeline.registry import papers
+
+            styles, owner = dict(SHARED), dict.fromkeys(SHARED, "privopt.plotting.palette.SHARED")
+            for key, paper in papers().items():
+                if not paper.styles:
+                    continue
+                module, _, name = paper.styles.partition(":")
+                for algo_name, st in getattr(importlib.import_module(module), name).items():
+                    if algo_name in styles and styles[algo_name] != st:
+                        raise ValueError(f"algorithm {algo_name!r} has two styles: {owner[algo_name]} and {key}'s "
+                                         f"{paper.styles}; one style per name across the project")
+                    styles[algo_name], owner[algo_name] = st, f"{key}'s {paper.styles}"
+            self._styles = styles
+        return self._styles
+
+    def __getitem__(self, name: str) -> AlgoStyle:
+        return self._collect()[name]
+
+    def __iter__(self):
+        return iter(self._collect())
+
+    def __len__(self) -> int:
+        return len(self._collect())
+
+
+#: every algorithm's style (:class:`_Palette`)
+ALGORITHMS: Mapping[str, AlgoStyle] = _Palette()
 
 
 def algo_style(name: str) -> AlgoStyle:
@@ -109,7 +124,8 @@ def algo_style(name: str) -> AlgoStyle:
     try:
         return ALGORITHMS[name]
     except KeyError:
-        raise KeyError(f"no style for algorithm {name!r}: add it to privopt.plotting.palette.ALGORITHMS") from None
+        raise KeyError(f"no style for algorithm {name!r}: declare it in its paper's styles.py (Paper.styles), or in "
+                       f"privopt.plotting.palette.SHARED if no one paper owns it") from None
 
 
 def style(algo: str | None = None, eps=None) -> dict:

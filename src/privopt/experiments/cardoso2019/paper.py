@@ -115,6 +115,7 @@ PAPER = Paper(
     reading="docs/papers/cardoso2019.md",
     short="Rivera Cardoso & Cummings 2019",
     summary="new figures RC-1–RC-4 illustrating its theorems (the paper has none), Uber grid cells",
+    styles="privopt.experiments.cardoso2019.styles:STYLES",
     kind="theory",
     instances=(
         Instance("cells", build="privopt.experiments.cardoso2019.instances:build",

@@ -62,6 +62,7 @@ PAPER = Paper(
     reading="docs/papers/chaturvedi2021.md",
     short="Chaturvedi et al. 2021",
     summary="Figs 1–2, Uber pickups",
+    styles="privopt.experiments.chaturvedi2021.styles:STYLES",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
                  outputs=("pool.parquet", "instance.json"), datasets=("uber",)),

@@ -142,6 +142,7 @@ PAPER = Paper(
     reading="docs/papers/perezsalazar2021.md",
     short="Perez-Salazar & Cummings 2021",
     summary="F1–F8: new figures illustrating its theorems (the paper has none), SYN-CLICK and Uber pickups",
+    styles="privopt.experiments.perezsalazar2021.styles:STYLES",
     kind="theory",
     # The offline comparators (OPT, G, UB: privopt.online.coverage_offline) take dot products through BLAS,
     # whose summation order depends on the CPU's OpenBLAS kernel: on this AMD EPYC host, OPENBLAS_CORETYPE=

@@ -79,6 +79,7 @@ PAPER = Paper(
     reading="docs/papers/shariff2018.md",
     short="Shariff & Sheffet 2018",
     summary="Figs 1–5, simulated instances; Fig. 4c beyond the paper (the Gaussian variant with each continual counter)",
+    styles="privopt.experiments.shariff2018.styles:STYLES",
     scale_label=scale_label,
     # Decisions and regrets are bit for bit the same with numba compiled for a generic x86-64 and OpenBLAS's
     # Prescott kernels; two diagnostics go through LAPACK/BLAS and move by a few units in the last place there

@@ -69,6 +69,7 @@ PAPER = Paper(
     reading="docs/papers/smith2013.md",
     short="Smith & Thakurta 2013",
     summary="new figures ST-0–ST-4 (the paper has none), Uber pickups and a synthetic stream",
+    styles="privopt.experiments.smith2013.styles:STYLES",
     kind="theory",
     instances=(
         Instance("disk", build="privopt.experiments.smith2013.instances:build", outputs=("disk.parquet", "disk.json"),
