@@ -152,11 +152,12 @@ def require_range(have_lo: float, have_hi: float, want_lo: float, want_hi: float
 
 
 def finite(*values: Any, what: str = "a measured value") -> None:
-    """Raise :class:`Inconclusive` unless every value is a finite number."""
+    """Raise :class:`Inconclusive` unless every value is a finite number; its row says what would decide it
+    (``what`` as a finite number)."""
     for v in values:
         arr = np.asarray(v, dtype=float)
         if arr.size == 0 or not np.isfinite(arr).all():
-            raise Inconclusive(f"{what} is not a finite number ({v!r})")
+            raise Inconclusive(f"{what} is not a finite number ({v!r})", needs=f"{what} as a finite number")
 
 
 def fmt_fixed(x: Any, digits: int = 3) -> str:

@@ -67,14 +67,6 @@ Z = 2.0
 PAPER_EPS, PAPER_DELTA, PAPER_EPS0 = 0.1, 1e-3, 0.01006
 
 
-def _finite(*values: Any, what: str = "a measured value") -> None:
-    """:func:`~privopt.pipeline.claims.finite`, whose inconclusive row says what would decide it."""
-    try:
-        finite(*values, what=what)
-    except Inconclusive as why:
-        raise Inconclusive(str(why), needs=f"{what} as a finite number") from None
-
-
 class _Pivots:
     """mean / sem / eps0 of one reading's table, indexed by point, one column per algorithm."""
 
@@ -213,7 +205,7 @@ def _f1a(p: _Pivots, settings) -> Outcome:
     p.need("PCG", "DPG")
     eps = float(settings["eps"])
     delta = delta_for(settings["m"], settings["delta_exponent"], settings.get("delta"))
-    _finite(*p.eps0[["PCG", "DPG"]].to_numpy(float).ravel().tolist(), what="ε0 of PCG or DPG")
+    finite(*p.eps0[["PCG", "DPG"]].to_numpy(float).ravel().tolist(), what="ε0 of PCG or DPG")
     pcg_eps0 = float(p.eps0["PCG"].iloc[0])
     crossover = eps / pcg_eps0
     measured = (f"ε0_PCG = {pcg_eps0:.7f}; crossover r = {crossover:.3f}; DPG ε0 = "
@@ -522,7 +514,7 @@ def _f2c(p: _Pivots, settings) -> Outcome:
     rho = spearman(ms, dpg_means) if np.ptp(dpg_means) > 0 else 0.0
     change = {a: weighted_change(ms, mean[a].to_numpy(), sem[a].to_numpy()) for a in ("PCG", "DPG")}
     (d_pcg, se_pcg), (d_dpg, se_dpg) = change["PCG"], change["DPG"]
-    _finite(d_pcg, se_pcg, d_dpg, se_dpg, what="the fitted change (weights 1/SEM²)")
+    finite(d_pcg, se_pcg, d_dpg, se_dpg, what="the fitted change (weights 1/SEM²)")
     measured = (f"Spearman ρ(m, DPG) = {_fmt(rho, 2)}; fitted change over m: DPG {_fmt(d_dpg, 4)} ± {_fmt(se_dpg, 4)}, "
                 f"PCG {_fmt(d_pcg, 4)} ± {_fmt(se_pcg, 4)}")
     # contradicted: DPG's change excludes a decline, or PCG declines beyond 3 SE (the threshold's own test)

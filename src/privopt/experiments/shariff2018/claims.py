@@ -74,14 +74,6 @@ PAPER_EXP3 = {"n": 50_000_000, "runs": 30, "gaps": (0.0, 0.0015625, 0.00625, 0.0
 LEVEL, N_BOOT = 0.95, 1000
 
 
-def _finite(*values: Any, what: str = "a measured value") -> None:
-    """:func:`~privopt.pipeline.claims.finite`, whose inconclusive row says what would decide it."""
-    try:
-        finite(*values, what=what)
-    except Inconclusive as why:
-        raise Inconclusive(str(why), needs=f"{what} as a finite number") from None
-
-
 def _tier(shortfalls: list[str]) -> tuple[bool, str]:
     """(quick, why): the quick (Q) tier when anything fell short of the paper's settings."""
     if shortfalls:
@@ -303,7 +295,7 @@ def _f2b(tables, settings) -> Outcome:
         last = g.iloc[-1]
         rn, rh = float(last["mean"]), float(half["mean"])
         share = (rn - rh) / rn if rn > 0 else float("nan")
-        _finite(share, what=f"the second-half share of {reward} d={d}")
+        finite(share, what=f"the second-half share of {reward} d={d}")
         # its lower end: the difference less 2 (SEM_n + SEM_{n/2}) (no covariance assumed), over R̄_n + 2 SEM_n
         lo = (rn - rh - 2 * (float(last["sem"]) + float(half["sem"]))) / (rn + 2 * float(last["sem"]))
         worst, worst_lo = max(worst, share), max(worst_lo, lo if math.isfinite(lo) else -np.inf)
@@ -327,7 +319,7 @@ def _f2c(tables, settings) -> Outcome:
     pm = [pm[dims_pm.index(d)] for d in common]
     ga = [ga[dims_ga.index(d)] for d in common]
     ratio = np.array([a.mean() / b.mean() for a, b in zip(pm, ga)])
-    _finite(ratio, what="the ±1/Gaussian regret ratio")
+    finite(ratio, what="the ±1/Gaussian regret ratio")
     share = float((ratio < 1).mean())
     geo = float(np.exp(np.log(ratio).mean()))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -351,7 +343,7 @@ def _slopes(tables):
             raise Inconclusive(f"{reward}: fewer than 3 values of d", needs="≥ 3 values of d")
         m = g.groupby("d")["regret"].mean()
         out[reward] = (ols_slope(g["d"], g["regret"]), ols_slope(m.index, m.to_numpy()), bootstrap_slope_ci(g))
-        _finite(out[reward][0], out[reward][1], *out[reward][2], what=f"the {reward} slope")
+        finite(out[reward][0], out[reward][1], *out[reward][2], what=f"the {reward} slope")
     return out
 
 
@@ -456,7 +448,7 @@ def _f4a(tables, settings) -> Outcome:
         a, b = f.vals[g, "gaussian"], f.vals[g, "wishart"]
         p = _welch(a, b, "less")
         r = f.mean[g, "gaussian"] / f.mean[g, "wishart"]
-        _finite(p, r, what=f"the Δ={g:g} comparison")
+        finite(p, r, what=f"the Δ={g:g} comparison")
         _, lo, _ = _contrast(a, b, 0.5)
         parts.append(f"Δ={g:g}: Gauss/Wishart = {_fmt(r)}, p = {_fmt(p, 2)}")
         supports = supports and r < 0.5 and p < 0.01
@@ -482,7 +474,7 @@ def _f4b(tables, settings) -> Outcome:
         if (g, "nonprivate") not in f.mean or not priv:
             complete = False
             continue
-        _finite(f.mean[g, "nonprivate"], *[f.mean[g, v] for v in priv], what=f"the Δ={g:g} mean regret")
+        finite(f.mean[g, "nonprivate"], *[f.mean[g, v] for v in priv], what=f"the Δ={g:g} mean regret")
         low = min(priv, key=lambda v: f.mean[g, v])
         r = f.mean[g, "nonprivate"] / f.mean[g, low]
         _, lo, _ = _contrast(f.vals[g, "nonprivate"], f.vals[g, low], 0.02)
@@ -511,7 +503,7 @@ def _f4c(tables, settings) -> Outcome:
     largest = f.mean[0.0, "wishart_unshifted"] >= max(f.mean[0.0, v] for v in others)
     r = f.mean[0.0, "wishart_unshifted"] / f.mean[0.0, "wishart"]
     p = _welch(wu, f.vals[0.0, "wishart"], "greater")
-    _finite(p, r, *[f.mean[0.0, v] for v in others], what="the Δ=0 comparison")
+    finite(p, r, *[f.mean[0.0, v] for v in others], what="the Δ=0 comparison")
     _, _, hi = _contrast(wu, f.vals[0.0, "wishart"], ratio_thr)
     below = [v for v in others if _contrast(wu, f.vals[0.0, v])[2] < 0]   # WU significantly below v
     judged = f.judge(bool(largest) and r >= ratio_thr and p < p_thr, hi < 0 or bool(below), tested=True,
@@ -542,7 +534,7 @@ def _f4d(tables, settings) -> Outcome:
                            needs="Δ = 0 and Δ = 0.1 runs of Wishart and WU")
     (r01, se01), (r0, se0) = _rel(f, 0.1), _rel(f, 0.0)
     p = _welch(f.vals[0.1, "wishart_unshifted"], f.vals[0.1, "wishart"], "two-sided")
-    _finite(r01, r0, what="the relative differences")
+    finite(r01, r0, what="the relative differences")
     measured = f"{f.t_lab}; rel. diff. Δ=0.1: {_fmt(r01)} (p = {_fmt(p, 2)}); Δ=0: {_fmt(r0)}"
     claim20 = f.gamma_rule == "claim20"
     tol = 0.25 if claim20 else 0.15
@@ -555,7 +547,7 @@ def _f4d(tables, settings) -> Outcome:
             "the interval of the relative difference reaches 0.25"
         threshold = f.threshold(F4D_CLAIM20)
     else:
-        _finite(p, what="the Δ=0.1 Welch p")
+        finite(p, what="the Δ=0.1 Welch p")
         supports = p > 0.05 and abs(r01) <= tol and drop >= 0.2
         contradicts = p < 0.05 or outside or no_drop      # with ≥ 10 runs: a difference the test detects
         undecided, threshold = "the interval of the relative difference reaches 0.15", f.threshold(F4D)
@@ -579,7 +571,7 @@ def _f4e(tables, settings) -> Outcome:
         inc = gb.set_index("seed")["regret"] - ga.set_index("seed")["regret"]   # per run: added after 2·10^7
         mb = float(gb["regret"].mean())
         s = float(inc.mean()) / mb
-        _finite(s, what="the share added after 2·10^7")
+        finite(s, what="the share added after 2·10^7")
         se = float(inc.std(ddof=1) / math.sqrt(inc.size)) / mb if inc.size > 1 else math.inf
         parts.append(f"Δ={g:g} {v}: {_fmt(s, 2)}")
         thr = 0.03 if g == 0.1 else 0.20 if (g == 0.0 and v != "wishart_unshifted") else None
@@ -664,7 +656,7 @@ def _f5a(tables, settings) -> Outcome:
         top, dflt = f.vals(mech, 0.0, rtop), f.vals(mech, 0.0, rdef)
         r = f.mean[mech, 0.0, rtop] / f.mean[mech, 0.0, rdef]
         p = _welch(top, dflt, "greater")
-        _finite(r, p, what=f"the {mech} comparison")
+        finite(r, p, what=f"the {mech} comparison")
         parts.append(f"{mech}: R̄(ρ_top)/R̄(ρ_def) = {_fmt(r)}, p = {_fmt(p, 2)}")
         supports = supports and r >= 1.5 and p < 0.01
         contradicts = contradicts or _contrast(top, dflt, 1.5)[2] < 0
@@ -689,7 +681,7 @@ def _f5b(tables, settings) -> Outcome:
         cells = [f.vals(mech, 0.1, rtop), f.vals(mech, 0.1, rdef), f.vals(mech, 0.0, rtop), f.vals(mech, 0.0, rdef)]
         inc0 = f.mean[mech, 0.0, rtop] - f.mean[mech, 0.0, rdef]
         inc1 = f.mean[mech, 0.1, rtop] - f.mean[mech, 0.1, rdef]
-        _finite(float(inc0), float(inc1), what=f"Inc(0) or Inc(0.1) of {mech}")
+        finite(float(inc0), float(inc1), what=f"Inc(0) or Inc(0.1) of {mech}")
         means = [c.mean() for c in cells]
         sems = [c.std(ddof=1) / math.sqrt(c.size) if c.size > 1 else math.inf for c in cells]
         dfs = [c.size - 1 for c in cells]
@@ -731,7 +723,7 @@ def _f5c(tables, settings) -> Outcome:
             s = s[s.index >= rdef]
             rng_by_gap[g] = float(s.max() - s.min())
         r = list(rng_by_gap.values())
-        _finite(r, what=f"the {mech} ranges")
+        finite(r, what=f"the {mech} ranges")
         grid = sorted(float(x) for x in f.mean[mech, f.gaps[0]].index if x >= rdef)
         boot = _f5_boot(f, mech, f.gaps, lambda g: grid)
         ranges = np.column_stack([np.ptp(boot[g], axis=1) for g in f.gaps])
@@ -744,7 +736,7 @@ def _f5c(tables, settings) -> Outcome:
             ci = f"; range(0) − range(0.1) 95% CI {_ci(lo, hi)}"
         else:
             rho = _spearman(f.gaps, r)
-            _finite(rho, what=f"the {mech} rank correlation")
+            finite(rho, what=f"the {mech} rank correlation")
             holds = extremes and rho <= -0.7
             lo, hi = _pct_ci(_spearman_rows(f.gaps, ranges))
             contra = lo > -0.7
@@ -774,7 +766,7 @@ def _f5d(tables, settings) -> Outcome:
         _, rtop = f.info[mech]
         y = [f.mean[mech, g, rtop] for g in f.gaps]
         rho = _spearman(f.gaps, y)
-        _finite(rho, what=f"the {mech} rank correlation")
+        finite(rho, what=f"the {mech} rank correlation")
         boot = _boot_means([f.vals(mech, g, rtop) for g in f.gaps], _boot_rng("F5.d", mech))
         lo, hi = _pct_ci(_spearman_rows(f.gaps, boot))
         parts.append(f"{mech}: Spearman(Δ, R̄(ρ_top)) = {_fmt(rho, 2)} over {len(f.gaps)} gaps (95% CI {_ci(lo, hi, 2)})")
