@@ -15,7 +15,7 @@ state array (``rng_load``/``rng_store`` convert between the two):
   ``random_standard_normal``: 8 index bits, 1 sign bit, 52 magnitude bits; exact tail and wedges)
   — :func:`rng_normal`;
 * Gamma(a) by Marsaglia & Tsang's squeeze method (a ≥ 1; a < 1 via Gamma(a+1)·U^(1/a)) and
-  χ²_k = 2·Gamma(k/2) — :func:`rng_gamma`, :func:`rng_chisquare`.
+  χ²_k = 2·Gamma(k/2) — :func:`rng_gamma`.
 
 Users: the node-noise samplers of :mod:`privopt.mechanisms.gaussian` and
 :mod:`privopt.mechanisms.wishart`, and the bandit kernels (:mod:`privopt.bandits.kernels`).
@@ -49,7 +49,6 @@ __all__ = [
     "rng_uniform",
     "rng_normal",
     "rng_gamma",
-    "rng_chisquare",
 ]
 
 _ZIG_R = 3.6541528853610087963519472518  # start of the tail of the 256-layer normal ziggurat
@@ -215,12 +214,6 @@ def rng_gamma(s, a):
     g, st = rng_gamma_t(rng_load(s), a)
     rng_store(s, st)
     return g
-
-
-@numba.njit(cache=True, inline="always")
-def rng_chisquare(s, df):
-    """χ²_df = 2·Gamma(df/2)."""
-    return 2.0 * rng_gamma(s, 0.5 * df)
 
 
 @numba.njit(cache=True)

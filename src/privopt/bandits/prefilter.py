@@ -16,9 +16,9 @@ It changes the method, not the result:
    W = fl32(B)·fl32(X') by one BLAS sgemm (``np.dot``), then m_j = Σ_i y_i W_ij and n_j = Σ_i W_ij² in
    float64, and u_j = m_j + β·√n_j.
 3. **A rigorous bound** E_j with |u_j − v_j| ≤ E_j, v_j the reference kernel's float64 UCB of arm j
-   (:func:`_ucb_reference`, the expression of :func:`~privopt.bandits.kernels.episode_kernel`), derived
+   (the expression of :func:`~privopt.bandits.kernels.episode_kernel`), derived
    below; the candidates are the arms with u_j + E_j ≥ L = max_j (u_j − E_j) (the arm of the true
-   maximum is always one), and only they are scored by :func:`_ucb_reference`.
+   maximum is always one), and only they are scored in float64 (:func:`_ucb_reference_many`).
 4. **The reference's running argmax** (ties within :data:`~privopt.bandits.kernels.TIE_RTOL` to the
    lowest index) over the candidates in index order (scored :data:`_LANES` at a time).  Let H be the
    largest u_k + E_k of the other arms (so every other v_k ≤ H < L).  The result is the reference's arm
@@ -97,25 +97,10 @@ def _gamma(n, unit):
 
 
 @numba.njit(cache=True, inline="always")
-def _ucb_reference(B, yv, beta, tj, sc, Gr, j, d):
-    """The reference kernel's UCB of arm j (:func:`privopt.bandits.kernels.episode_kernel`, same operations
-    in the same order): w_i = T·B[i,0] + sc·Σ_{k≥1} B[i,k]g_k, mean and ‖w‖² summed in i."""
-    mean = 0.0
-    nrm = 0.0
-    for i in range(d):
-        s = 0.0
-        for k in range(1, d):
-            s += B[i, k] * Gr[j, k]
-        wi = tj * B[i, 0] + sc * s
-        mean += yv[i] * wi
-        nrm += wi * wi
-    return mean + beta * math.sqrt(nrm)
-
-
-@numba.njit(cache=True, inline="always")
 def _ucb_reference_many(B, yv, beta, Tb, Sb, Gr, cand, nc, d, gb, tb, sb, vals):
-    """vals[q] = :func:`_ucb_reference` of arm cand[q], q < nc: :data:`_LANES` arms at a time, each with the
-    reference's operations in the reference's order (the lanes are independent: SIMD changes no result)."""
+    """vals[q] = the UCB of arm cand[q], q < nc, as the reference kernel computes it (w_i = T·B[i,0] + sc·Σ_{k≥1}
+    B[i,k]g_k, mean and ‖w‖² summed in i): :data:`_LANES` arms at a time, each with the reference's operations in
+    the reference's order (the lanes are independent: SIMD changes no result)."""
     for q0 in range(0, nc, _LANES):
         nl = min(_LANES, nc - q0)
         for l in range(nl):

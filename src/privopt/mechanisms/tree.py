@@ -42,8 +42,8 @@ construction.  Users:
   :func:`dyadic_leaf_nodes` (at most m of them), so node noise calibrated to m·Δ/ε makes the
   released stream ε-DP.
 
-For numba kernels the module exposes :func:`tree_depth` (the number of levels), :func:`trailing_zeros`, :func:`path_refresh_top` and
-:func:`path_node_index`; the bandit kernel implements the "path" update with them (shariff2018 reading R5,
+For numba kernels the module exposes :func:`tree_depth` (the number of levels), :func:`trailing_zeros`, :func:`path_refresh_top`
+(the level-ℓ node of leaf s is ⌊s/2^ℓ⌋, :func:`path_nodes`); the bandit kernel implements the "path" update with them (shariff2018 reading R5,
 including the periodic exact recomputation of the noise sum, see :data:`EXACT_REFRESH_LEVEL`).
 For "dyadic", :func:`dyadic_level` says which level an item completes and
 :func:`dyadic_noise_update` keeps N(s) with the same additions in the same order as
@@ -65,7 +65,6 @@ __all__ = [
     "tree_depth",
     "trailing_zeros",
     "path_refresh_top",
-    "path_node_index",
     "path_nodes",
     "shared_path_levels",
     "dyadic_level",
@@ -122,12 +121,6 @@ def path_refresh_top(s, m):
     """
     t = trailing_zeros(s)
     return t if t < m - 1 else m - 1
-
-
-@numba.njit(cache=True, inline="always")
-def path_node_index(s, level):
-    """Index j = ⌊s/2^ℓ⌋ of the level-ℓ node on the root-to-leaf path of leaf s."""
-    return s >> level
 
 
 def path_nodes(s: int, m: int) -> list[tuple[int, int]]:
