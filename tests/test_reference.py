@@ -41,7 +41,8 @@ def _write(tmp_path: Path, rows=3) -> Path:
     folder = tmp_path / "reference" / "p"
     write_reference(folder, paper=_paper(), tables={"t.csv": src / "t.csv"},
                     verify_runs={"e/x~1/seeds~0-1.parquet": src / "run.parquet"},
-                    manifest={"label": "E: 1 point × 2 runs", "config": {"xs": [1], "runs": 2}})
+                    manifest={"label": "E: 1 point × 2 runs", "config": {"xs": [1], "runs": 2}, "scale": "s",
+                              "commit": "0" * 40, "dirty": False})
     return folder
 
 
@@ -81,9 +82,10 @@ def test_compare_rows_names_the_first_differing_row_and_ignores_timing():
     assert compare_rows(a, b, "job") is None  # NaN equals NaN; the time a run took is not compared
     c = b.copy()
     c.loc[1, "y"] = 2.0 + 2e-16 * 2
-    assert compare_rows(a, c, "job") == ("job: row 1, column 'y': 2.0 here, 2.0000000000000004 in the reference "
-                                         "(first of 1 differing values in that column)")
-    assert compare_rows(a, c, "job", ulps=2) is None
+    assert compare_rows(a, c, "job") == ("job: 1 of 6 values differ (y 1); largest difference 1 ulp of its "
+                                         "column's largest value; first: row 1, column 'y': 2.0 here, "
+                                         "2.0000000000000004 in the reference")
+    assert compare_rows(a, c, "job", ulps=1) is None
     assert "2 rows, the reference has 3" in compare_rows(a.iloc[:2], b, "job")
     assert "columns" in compare_rows(a.rename(columns={"y": "z"}), b, "job")
 
