@@ -149,6 +149,18 @@ def test_the_committed_references_plan_their_claims_figures_and_verify(tmp_path)
         paper = papers()[folder.name]
         assert all(jobs.get(f"{folder.name}_{f.id}_plot_reference") == 1 for f in paper.figures), folder.name
     assert "verify_shariff2018" in planned_jobs(snakemake(work, "-n", "verify", *data_config()))
+    # a reference whose manifest, or a listed table, is missing: its jobs are still planned (to fail naming the
+    # file; its claims after the report, which leaves that reference out) instead of the paper being dropped
+    # from the report and verify, or the whole workflow stopping at a missing input
+    (work / "reference/smith2013/manifest.json").unlink()
+    table = next((work / "reference/cardoso2019/tables").iterdir())
+    table.unlink()
+    jobs = planned_jobs(snakemake(work, "-n", *data_config()))
+    assert jobs.get("smith2013_claims_reference") == 1 and jobs.get("cardoso2019_claims_reference") == 1
+    assert jobs.get("report_html") == 1 and not any(j.startswith("smith2013_") and j.endswith("plot_reference")
+                                                     for j in jobs)
+    verify = planned_jobs(snakemake(work, "-n", "verify", *data_config()))
+    assert verify.get("verify_smith2013") == 1 and verify.get("verify_cardoso2019") == 1
 
 
 @pytest.mark.slow
@@ -191,4 +203,8 @@ def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fai
     table.write_text(table.read_text() + "\n")
     proc = snakemake(work, "--cores", "1", "results/smoke/claims/toy.reference.csv", *args, check=False)
     log = (work / "logs/smoke/toy/claims.reference.log").read_text()
+    assert proc.returncode != 0 and "reference/toy/tables/fig1.csv: sha256" in log, log[-2000:]
+    # ... and so does the reference figure drawn from it (its manifest check runs before any cell)
+    proc = snakemake(work, "--cores", "1", "results/smoke/figures/toy/fig1.reference.png", *args, check=False)
+    log = (work / "logs/smoke/notebooks/toy_fig1.reference.log").read_text()
     assert proc.returncode != 0 and "reference/toy/tables/fig1.csv: sha256" in log, log[-2000:]

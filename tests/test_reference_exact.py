@@ -99,6 +99,8 @@ def test_scale_losses_are_empty_for_the_same_reference_and_count_every_lost_poin
 def test_a_folder_without_a_readable_manifest_is_not_replaced_unless_told(tmp_path):
     folder = _write(tmp_path, _manifest())
     (folder / "manifest.json").unlink()
+    with pytest.raises(ReferenceError, match=r"reference/p/manifest\.json: no reference manifest"):
+        check_manifest(folder)  # what every reader (claims, figures, verify) says
     with pytest.raises(ReferenceError, match=r"manifest cannot be read .*reference/p/manifest\.json"):
         _write(tmp_path, _manifest())
     assert check_manifest(_write(tmp_path, _manifest(), replace=True))["scale"] == "paper"
