@@ -117,6 +117,9 @@ def test_every_committed_reference_matches_its_manifest_and_says_what_ran(folder
         assert manifest.get(key) not in (None, "", {}), key
     assert manifest["verify"], "a reference must sample run jobs for verify"
     paper = papers()[folder.name]
+    # per figure, whether it is at config/paper.yaml's settings, and how it differs where not
+    assert set(manifest["figures"]) == {f.id for f in paper.figures}
+    assert all(f["paper_settings"] == (not f["differs"]) for f in manifest["figures"].values())
     stems = {t.file for e in paper.experiments for t in e.table_files}
     assert {rel.split("/", 1)[1] for rel in manifest["files"] if rel.startswith("tables/")} <= stems
     # the provenance record of each data set the paper reads (manifests written before data sets were
