@@ -16,6 +16,12 @@ _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
+# Every job sums through the same OpenBLAS kernel family (Haswell where the CPU has AVX2 and FMA; a value the
+# user sets is kept), so rows that go through BLAS are the same bits on every such CPU (privopt.pipeline.blas).
+from privopt.pipeline.blas import pin_openblas
+
+pin_openblas()
+
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
 from privopt.codedigest import code_digest, module_digests, notebook_imports
