@@ -5,6 +5,7 @@ import logging
 import os
 from pathlib import Path
 
+from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
 from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, run_seconds,
                                         write_reference)
@@ -47,8 +48,9 @@ manifest = {
     "scale": p.scale, "label": label, "config": p.section, "commit": env["git"]["commit"], "dirty": env["git"]["dirty"],
     **({"changes": changes} if changes else {}), "figures": figures, "figures_compared_with": p.paper_config,
     "packages": env["packages"], "python": env["python"], "cpu": cpu_model(),
-    # the OpenBLAS kernel family the jobs used (privopt.pipeline.blas; None: OpenBLAS's own choice)
-    "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+    # the OpenBLAS kernel family pinned for the jobs (privopt.pipeline.blas; None: OpenBLAS's own choice) and
+    # the one in use here
+    "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"), "openblas_corename": openblas_corename(),
     "core_hours": round(sum(seconds.values()) / 3600, 3), "run_jobs": len(p.jobs),
     "code_digest": {r["experiment"]: r["code_digest"] for r in records},
     "modules": p.code, "runs": {r["experiment"]: r.get("runs", []) for r in records},

@@ -29,6 +29,16 @@ def test_haswell_is_pinned_only_where_the_cpu_has_avx2_and_fma_and_the_user_set_
     assert blas.cpu_flags(tmp_path / "absent") == frozenset()
 
 
+def test_the_corename_in_use_follows_openblas_coretype():
+    """In a fresh process, the kernel family numpy's OpenBLAS reports is the one OPENBLAS_CORETYPE asks for."""
+    if blas.openblas_corename() is None or blas.pinned_coretype(blas.cpu_flags(), {}) is None:
+        pytest.skip("numpy has no bundled OpenBLAS that reports its kernels, or the CPU cannot run Haswell's")
+    code = "from privopt.pipeline.blas import openblas_corename; print(openblas_corename())"
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "Haswell"
+
+
 _RECOMPUTE = """
 import json, sys
 from pathlib import Path

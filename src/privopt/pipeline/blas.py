@@ -25,7 +25,7 @@ import platform
 from collections.abc import Mapping, MutableMapping, Set
 from pathlib import Path
 
-__all__ = ["CORETYPE", "NEEDS", "cpu_flags", "pinned_coretype", "pin_openblas"]
+__all__ = ["CORETYPE", "NEEDS", "cpu_flags", "pinned_coretype", "pin_openblas", "openblas_corename"]
 
 #: the OpenBLAS kernel family the workflow pins
 CORETYPE = "Haswell"
@@ -61,3 +61,27 @@ def pin_openblas(environ: MutableMapping[str, str] = os.environ,
         if chosen:
             environ["OPENBLAS_CORETYPE"] = chosen
     return environ.get("OPENBLAS_CORETYPE") or None
+
+
+def openblas_corename() -> str | None:
+    """The kernel family numpy's bundled OpenBLAS uses in this process ("Haswell", "SkylakeX", ...), from its
+    ``*_get_corename`` function; None where numpy has no bundled OpenBLAS or it does not say."""
+    import ctypes
+    import glob
+
+    import numpy
+
+    here = Path(numpy.__file__).resolve().parent
+    for path in sorted(glob.glob(str(here.parent / "numpy.libs" / "*openblas*")) + glob.glob(str(here / ".dylibs" / "*openblas*"))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename", "openblas_get_corename64_",
+                     "openblas_get_corename"):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = ctypes.c_char_p
+                found = fn()
+                return found.decode() if found else None
+    return None
