@@ -41,3 +41,5 @@ rule all:
         all_claims_files(),
         rules.privacy_audit.output,
         rules.report_html.output,
+        # a reference whose manifest or a listed file is missing: its claims job fails, naming the file
+        reference_broken_files(),

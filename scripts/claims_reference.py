@@ -3,7 +3,7 @@
 import json
 
 from privopt.pipeline.claims import claims_frame
-from privopt.pipeline.reference import changed_modules, check_manifest, reference_tables
+from privopt.pipeline.reference import RECOMPUTED, changed_modules, check_manifest, reference_tables
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv, write_json
 
@@ -17,4 +17,9 @@ write_csv(claims_frame(claims, f"reference ({manifest['scale']})"), snakemake.ou
 write_json({"folder": p.folder, "label": manifest["label"], "scale": manifest["scale"],
             "core_hours": manifest["core_hours"], "commit": manifest["commit"], "written": manifest["written"],
             "cpu": manifest["cpu"], "data": manifest["data"],
-            "changed_modules": changed_modules(manifest, p.modules)}, snakemake.output.about)
+            "changed_modules": changed_modules(manifest, p.modules),
+            # per figure, whether it is at config/paper.yaml's settings (and how it differs where not)
+            "figures": manifest.get("figures", {}),
+            # what code wrote it: a dirty checkout's changes, or the clean recomputation of its sampled jobs
+            "dirty": manifest.get("dirty"), "changes": manifest.get("changes"),
+            RECOMPUTED: manifest.get(RECOMPUTED)}, snakemake.output.about)

@@ -2,13 +2,17 @@
 
 import json
 import logging
+import os
 from pathlib import Path
 
-from privopt.pipeline.reference import choose_verify_jobs, cpu_model, describe_scale, run_seconds, write_reference
+from privopt.pipeline.blas import openblas_corename
+from privopt.pipeline.config import load_config
+from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, run_seconds,
+                                        write_reference)
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
-from privopt.pipeline.provenance import environment, git_state, verify_record
+from privopt.pipeline.provenance import environment, git_changes, git_state, verify_record
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
@@ -28,10 +32,25 @@ for job in chosen:
 data = {name: json.loads(Path(path).read_text()) for name, path in zip(p.datasets, snakemake.input.data)} or None
 env = environment()
 env["git"] = git_state(exclude=("reference",))  # the folder being written is not a change of the code
+# uncommitted changes: which files and the sha256 of their diff (a dirty manifest without them is refused)
+changes = git_changes(exclude=("reference",)) if env["git"]["dirty"] else None
+if env["git"]["dirty"] and not changes:
+    raise SystemExit(f"reference_{p.paper}: the checkout has uncommitted changes that git cannot list; commit them "
+                     f"or write the reference from a clean checkout")
+# per figure, whether it ran at config/paper.yaml's points, runs and settings (the project's paper scale)
+try:
+    figures = figure_scales(the_paper, p.section, load_config([Path(p.paper_config)])[p.paper])
+except Exception as exc:  # no paper scale to compare with: say so per figure, never claim it
+    figures = {f.id: {"paper_settings": False, "differs": [f"{p.paper_config}: cannot be read ({exc})"]}
+               for f in the_paper.figures}
 label = the_paper.scale_label(p.section) if the_paper.scale_label else describe_scale(the_paper, p.section)
 manifest = {
     "scale": p.scale, "label": label, "config": p.section, "commit": env["git"]["commit"], "dirty": env["git"]["dirty"],
+    **({"changes": changes} if changes else {}), "figures": figures, "figures_compared_with": p.paper_config,
     "packages": env["packages"], "python": env["python"], "cpu": cpu_model(),
+    # the OpenBLAS kernel family pinned for the jobs (privopt.pipeline.blas; None: OpenBLAS's own choice) and
+    # the one in use here
+    "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"), "openblas_corename": openblas_corename(),
     "core_hours": round(sum(seconds.values()) / 3600, 3), "run_jobs": len(p.jobs),
     "code_digest": {r["experiment"]: r["code_digest"] for r in records},
     "modules": p.code, "runs": {r["experiment"]: r.get("runs", []) for r in records},
@@ -39,7 +58,8 @@ manifest = {
     "verify": verify,
 }
 tables = {Path(t).name: t for t in snakemake.input.tables}
-written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest)
+written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest,
+                          replace=p.replace)
 Path(snakemake.output[0]).write_text(json.dumps({"folder": p.folder, "files": written["files"]}, indent=1) + "\n")
 logging.getLogger("reference").info("%s: %d files, %d bytes, %.2f core-hours; verify: %d jobs", p.paper,
                                     len(written["files"]), written["bytes"], manifest["core_hours"], len(verify))

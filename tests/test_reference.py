@@ -41,7 +41,8 @@ def _write(tmp_path: Path, rows=3) -> Path:
     folder = tmp_path / "reference" / "p"
     write_reference(folder, paper=_paper(), tables={"t.csv": src / "t.csv"},
                     verify_runs={"e/x~1/seeds~0-1.parquet": src / "run.parquet"},
-                    manifest={"label": "E: 1 point × 2 runs", "config": {"xs": [1], "runs": 2}})
+                    manifest={"label": "E: 1 point × 2 runs", "config": {"xs": [1], "runs": 2}, "scale": "s",
+                              "commit": "0" * 40, "dirty": False})
     return folder
 
 
@@ -81,9 +82,10 @@ def test_compare_rows_names_the_first_differing_row_and_ignores_timing():
     assert compare_rows(a, b, "job") is None  # NaN equals NaN; the time a run took is not compared
     c = b.copy()
     c.loc[1, "y"] = 2.0 + 2e-16 * 2
-    assert compare_rows(a, c, "job") == ("job: row 1, column 'y': 2.0 here, 2.0000000000000004 in the reference "
-                                         "(first of 1 differing values in that column)")
-    assert compare_rows(a, c, "job", ulps=2) is None
+    assert compare_rows(a, c, "job") == ("job: 1 of 6 values differ (y 1); largest difference 1 ulp of its "
+                                         "column's largest value; first: row 1, column 'y': 2.0 here, "
+                                         "2.0000000000000004 in the reference")
+    assert compare_rows(a, c, "job", ulps=1) is None
     assert "2 rows, the reference has 3" in compare_rows(a.iloc[:2], b, "job")
     assert "columns" in compare_rows(a.rename(columns={"y": "z"}), b, "job")
 
@@ -115,6 +117,9 @@ def test_every_committed_reference_matches_its_manifest_and_says_what_ran(folder
         assert manifest.get(key) not in (None, "", {}), key
     assert manifest["verify"], "a reference must sample run jobs for verify"
     paper = papers()[folder.name]
+    # per figure, whether it is at config/paper.yaml's settings, and how it differs where not
+    assert set(manifest["figures"]) == {f.id for f in paper.figures}
+    assert all(f["paper_settings"] == (not f["differs"]) for f in manifest["figures"].values())
     stems = {t.file for e in paper.experiments for t in e.table_files}
     assert {rel.split("/", 1)[1] for rel in manifest["files"] if rel.startswith("tables/")} <= stems
     # the provenance record of each data set the paper reads (manifests written before data sets were
@@ -147,6 +152,18 @@ def test_the_committed_references_plan_their_claims_figures_and_verify(tmp_path)
         paper = papers()[folder.name]
         assert all(jobs.get(f"{folder.name}_{f.id}_plot_reference") == 1 for f in paper.figures), folder.name
     assert "verify_shariff2018" in planned_jobs(snakemake(work, "-n", "verify", *data_config()))
+    # a reference whose manifest, or a listed table, is missing: its jobs are still planned (to fail naming the
+    # file; its claims after the report, which leaves that reference out) instead of the paper being dropped
+    # from the report and verify, or the whole workflow stopping at a missing input
+    (work / "reference/smith2013/manifest.json").unlink()
+    table = next((work / "reference/cardoso2019/tables").iterdir())
+    table.unlink()
+    jobs = planned_jobs(snakemake(work, "-n", *data_config()))
+    assert jobs.get("smith2013_claims_reference") == 1 and jobs.get("cardoso2019_claims_reference") == 1
+    assert jobs.get("report_html") == 1 and not any(j.startswith("smith2013_") and j.endswith("plot_reference")
+                                                     for j in jobs)
+    verify = planned_jobs(snakemake(work, "-n", "verify", *data_config()))
+    assert verify.get("verify_smith2013") == 1 and verify.get("verify_cardoso2019") == 1
 
 
 @pytest.mark.slow
@@ -189,4 +206,8 @@ def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fai
     table.write_text(table.read_text() + "\n")
     proc = snakemake(work, "--cores", "1", "results/smoke/claims/toy.reference.csv", *args, check=False)
     log = (work / "logs/smoke/toy/claims.reference.log").read_text()
+    assert proc.returncode != 0 and "reference/toy/tables/fig1.csv: sha256" in log, log[-2000:]
+    # ... and so does the reference figure drawn from it (its manifest check runs before any cell)
+    proc = snakemake(work, "--cores", "1", "results/smoke/figures/toy/fig1.reference.png", *args, check=False)
+    log = (work / "logs/smoke/notebooks/toy_fig1.reference.log").read_text()
     assert proc.returncode != 0 and "reference/toy/tables/fig1.csv: sha256" in log, log[-2000:]

@@ -16,6 +16,12 @@ _src = str(Path(workflow.basedir) / "src")
 os.environ.update(PYTHONPATH=os.pathsep.join(p for p in [_src, os.environ.get("PYTHONPATH", "")] if p))
 sys.path[:] = [_src] + [p for p in sys.path if p != _src]
 
+# Every job sums through the same OpenBLAS kernel family (Haswell where the CPU has AVX2 and FMA; a value the
+# user sets is kept), so rows that go through BLAS are the same bits on every such CPU (privopt.pipeline.blas).
+from privopt.pipeline.blas import pin_openblas
+
+pin_openblas()
+
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
 from privopt.codedigest import code_digest, module_digests, notebook_imports
@@ -303,39 +309,69 @@ def reference_folder(paper):
 
 
 def reference_exists(paper):
-    return Path(reference_folder(paper), "manifest.json").is_file()
-
-
-def reference_table_files(paper):
-    """The reference's tables of the paper's claims, as listed in its manifest (so that an edit of one
-    reruns the claims on the reference, where the manifest check then names it)."""
-    listed = json.loads(Path(reference_folder(paper), "manifest.json").read_text()).get("files", {})
-    return [f"{reference_folder(paper)}/{rel}" for rel in listed if rel.startswith("tables/")]
-
-
-def reference_manifest_digest(paper):
-    return file_sha256(Path(reference_folder(paper), "manifest.json"))
+    """Whether the paper has a reference folder (a manifest, or files that should have one: a missing
+    manifest is then an error of that paper's reference jobs, naming it, not a paper silently dropped)."""
+    folder = Path(reference_folder(paper))
+    return folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir())
 
 
 _MANIFESTS = {}
 
 
 def reference_manifest(paper):
+    """The manifest as listed ({} when missing or unreadable: the jobs' own check then names it)."""
     if paper.key not in _MANIFESTS:
-        _MANIFESTS[paper.key] = json.loads(Path(reference_folder(paper), "manifest.json").read_text())
-    return _MANIFESTS[paper.key]
+        try:
+            _MANIFESTS[paper.key] = json.loads(Path(reference_folder(paper), "manifest.json").read_text())
+        except (OSError, ValueError):
+            _MANIFESTS[paper.key] = {}
+    return _MANIFESTS[paper.key] if isinstance(_MANIFESTS[paper.key], dict) else {}
+
+
+def reference_manifest_file(paper):
+    path = Path(reference_folder(paper), "manifest.json")
+    return [str(path)] if path.is_file() else []
+
+
+def reference_missing(paper):
+    """The manifest, or the files it lists, that are missing (a parameter: a deletion reruns the readers,
+    whose manifest check then names the file)."""
+    folder = Path(reference_folder(paper))
+    if not (folder / "manifest.json").is_file():
+        return ["manifest.json"]
+    return sorted(rel for rel in reference_manifest(paper).get("files", {}) if not (folder / rel).is_file())
+
+
+def reference_healthy(paper):
+    return reference_exists(paper) and not reference_missing(paper)
+
+
+def reference_table_files(paper):
+    """The reference's tables, as listed in its manifest, that exist, and the manifest (so that an edit of
+    one reruns the claims on the reference, where the manifest check then names it)."""
+    folder = reference_folder(paper)
+    listed = [f"{folder}/{rel}" for rel in reference_manifest(paper).get("files", {}) if rel.startswith("tables/")]
+    return reference_manifest_file(paper) + [f for f in listed if Path(f).is_file()]
+
+
+def reference_manifest_digest(paper):
+    path = Path(reference_folder(paper), "manifest.json")
+    return file_sha256(path) if path.is_file() else "missing"
 
 
 def reference_scale_param(paper):
     """The scale stamp of a reference figure: the reference's scale name, short enough for a figure title
     (the whole label stands beside the figure in the report).  A function, so that no brace of a name is
     ever read as a wildcard."""
-    label = f"reference: {reference_manifest(paper)['scale']} scale"
+    label = f"reference: {reference_manifest(paper).get('scale', '?')} scale"
     return lambda wc: label
 
 
 def reference_table(paper, stem):
-    return f"{reference_folder(paper)}/tables/{paper.table_owner(stem)[1].file}"
+    """A figure's reference table; the manifest in its place when it is missing (the plot's manifest check
+    then names the missing table instead of the whole workflow stopping at a missing input)."""
+    path = f"{reference_folder(paper)}/tables/{paper.table_owner(stem)[1].file}"
+    return path if Path(path).is_file() else (reference_manifest_file(paper) or [path])[0]
 
 
 def reference_figures(paper):
@@ -350,14 +386,22 @@ def reference_figure_files(paper, fig):
 
 
 def reference_report_inputs():
-    """What the report reads of each paper's reference: its claims, what it is, its figures."""
+    """What the report reads of each paper's reference: its claims, what it is, its figures (a reference
+    whose manifest or a listed file is missing is left out: its own jobs fail, naming the file)."""
     out = {}
     for paper in PAPERS.values():
-        if reference_exists(paper):
+        if reference_healthy(paper):
             out[paper.key] = {"claims": f"{RESULTS}/claims/{paper.key}.reference.csv",
                               "about": f"{RESULTS}/claims/{paper.key}.reference.json",
                               "figures": {f.id: reference_figure_files(paper, f)["png"] for f in reference_figures(paper)}}
     return out
+
+
+def reference_broken_files():
+    """The claims on each reference whose manifest or a listed file is missing: in `all`, so that the run
+    fails naming the file, after the report of everything else (their job waits for it)."""
+    return [f"{RESULTS}/claims/{p.key}.reference.csv" for p in PAPERS.values()
+            if reference_exists(p) and not reference_healthy(p)]
 
 
 def reference_report_files():

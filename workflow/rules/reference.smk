@@ -4,9 +4,12 @@
 #   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
 #   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config; the
 #                              figure's notebook cells run in the job's process, no kernel)      (in `all`)
-#   verify_<paper>, verify     recompute the run jobs the reference sampled, compare row by row  (on demand)
+#   verify_<paper>, verify     recompute the run jobs the reference sampled, compare value by value (on demand)
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
-# rewrites the committed reference: only `snakemake reference_<paper>` does.
+# rewrites the committed reference: only `snakemake reference_<paper>` does, and it refuses to replace a
+# larger one unless `--config reference_replace=true`.  Every reader checks the manifest first
+# (privopt.pipeline.reference.check_manifest); a reference folder whose manifest or a listed file is missing
+# keeps its jobs, which fail naming the file (that paper only: the report leaves its reference out).
 
 
 for _paper in PAPERS.values():
@@ -31,6 +34,9 @@ for _paper in PAPERS.values():
             jobs=reference_jobs(_paper),
             code=reference_code(_paper),
             budget_s=config["reference"]["verify_seconds"],
+            replace=config["reference_replace"],
+            # the paper scale each figure is compared with (the manifest's `figures`)
+            paper_config="config/paper.yaml",
         conda:
             "../envs/privopt.yaml"
         log:
@@ -46,14 +52,17 @@ for _paper in PAPERS.values():
             localrule: True
             input:
                 reference_table_files(_paper),
+                # a broken reference (its check fails, naming the file) only after the report of the others
+                [] if reference_healthy(_paper) else rules.report_html.output,
             output:
                 claims=f"{RESULTS}/claims/{_paper.key}.reference.csv",
                 about=f"{RESULTS}/claims/{_paper.key}.reference.json",
             params:
                 paper=_paper.key,
-                # reference/<paper>/tables/<file> -> reference/<paper>
-                folder=lambda wc, input: str(Path(input[0]).parents[1]),
+                folder=reference_folder(_paper),
                 manifest=reference_manifest_digest(_paper),
+                # the listed files that are missing: a deletion reruns the job, which then names the file
+                missing=reference_missing(_paper),
                 code=digest_param(_paper.claims.evaluate, "privopt.pipeline.reference:check_manifest"),
                 modules=reference_code(_paper),
             conda:
@@ -63,7 +72,7 @@ for _paper in PAPERS.values():
             script:
                 "../../scripts/claims_reference.py"
 
-        _ref_section = reference_manifest(_paper)["config"]
+        _ref_section = reference_manifest(_paper).get("config", {})
         for _fig in reference_figures(_paper):
 
             rule:
@@ -83,25 +92,29 @@ for _paper in PAPERS.values():
                     code=notebook_digest(f"{_paper.key}_{_fig.id}"),
                     notebook=f"{_paper.key}_{_fig.id}",
                     manifest=reference_manifest_digest(_paper),
+                    missing=reference_missing(_paper),
+                    # the manifest is checked (sha256 of every file) before a cell runs
+                    reference_folder=reference_folder(_paper),
                 conda:
                     "../envs/privopt.yaml"
                 log:
                     _paper.executed_notebook(_fig.id, LOGS).replace(".ipynb", ".reference.log"),
                 script:
-                    "../../scripts/plot_notebook.py"
+                    "../../scripts/plot_reference.py"
 
         rule:
             name:
                 f"verify_{_paper.key}"
             localrule: True
             input:
-                manifest=f"{reference_folder(_paper)}/manifest.json",
+                reference_manifest_file(_paper),
                 **dataset_inputs(_paper.datasets),
             output:
                 f"results/verify/{_paper.key}.csv",
             params:
                 paper=_paper.key,
-                folder=lambda wc, input: str(Path(input.manifest).parent),
+                folder=reference_folder(_paper),
+                missing=reference_missing(_paper),
             conda:
                 "../envs/privopt.yaml"
             log:

@@ -24,7 +24,7 @@ from typing import Any
 
 from privopt.seeding import _canonical
 
-__all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "config_digest", "file_sha256",
+__all__ = ["PACKAGES", "NOT_INSTALLED", "environment", "git_state", "git_changes", "config_digest", "file_sha256",
            "first_changed", "TableChanged", "verify_record", "write_check_stamp"]
 
 #: Distributions whose versions can change the numbers in a table or a figure.
@@ -95,6 +95,48 @@ def git_state(path: str | os.PathLike[str] | None = None, exclude: tuple[str, ..
         return {"commit": head.strip(), "dirty": bool(status.strip())}
     except Exception:  # provenance must never break a run
         return none
+
+
+def git_changes(path: str | os.PathLike[str] | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """What makes the checkout holding *path* dirty, as :func:`git_state` counts it: ``{"changed": [paths],
+    "diff_sha256": hex}``, or None when git is missing or fails.
+
+    ``changed``: every path ``git status --porcelain`` lists outside ``exclude`` (modified, staged, deleted or
+    untracked), relative to the top of the checkout.  ``diff_sha256``: the sha256 of ``git diff --binary HEAD``
+    of those paths followed, for each untracked file in path order, by the line ``untracked <path> <sha256 of
+    its bytes>``: the same uncommitted state gives the same digest, so a reference written from a dirty tree
+    can be matched with the diff that made it.
+    """
+    try:
+        cwd = Path(_SOURCE_DIR if path is None else path).resolve()
+        if not cwd.is_dir():
+            cwd = cwd.parent
+        top = _git(["rev-parse", "--show-toplevel"], cwd)
+        if top is None:
+            return None
+        root = Path(top.strip())
+        spec = [".", *(f":(exclude,top){x}" for x in exclude)]
+        status = _git(["status", "--porcelain", "-z", "--untracked-files=all", "--", *spec], root)
+        diff = _git(["diff", "--binary", "HEAD", "--", *spec], root)
+        if status is None or diff is None:
+            return None
+        changed, untracked = [], []
+        entries = iter(status.split("\0"))
+        for entry in entries:
+            if not entry:
+                continue
+            code, name = entry[:2], entry[3:]
+            if code[0] in "RC":  # a rename or copy is followed by its source path
+                next(entries, None)
+            changed.append(name)
+            if code == "??":
+                untracked.append(name)
+        h = hashlib.sha256(diff.encode())
+        for name in sorted(untracked):
+            h.update(f"untracked {name} {file_sha256(root / name)}\n".encode())
+        return {"changed": sorted(changed), "diff_sha256": h.hexdigest()}
+    except Exception:  # provenance must never break a run
+        return None
 
 
 def environment() -> dict[str, Any]:

@@ -9,10 +9,18 @@ holds them, so that every user gets the paper-scale verdicts without recomputing
                                                       a few run files, chosen reproducibly, for ``verify``
 
 The manifest records the commit, the resolved config section, the scale label, the code digest of each
-experiment, the provenance record of each data set its instances read (source, digests, record count; by data set name), the date, the CPU model and the core-hours of the
-run jobs.  :func:`check_manifest` refuses a folder whose files differ from it (naming the file), so a
-reference changed by hand is never read; :func:`verify_jobs` recomputes the sampled run jobs and
-compares them row by row with the stored ones.
+experiment, the provenance record of each data set its instances read (source, digests, record count; by data
+set name), the date, the CPU model and the core-hours of the run jobs.  Written from a checkout with
+uncommitted changes (``"dirty": true``), it also records their list and the sha256 of their diff
+(:func:`privopt.pipeline.provenance.git_changes`).  ``figures`` says per figure whether it is at the settings,
+points and runs of ``config/paper.yaml`` (:func:`figure_scales`).  :func:`check_manifest` refuses a folder
+whose files differ from it (naming the file), and a dirty manifest that does not say what was uncommitted, so
+a reference changed by hand is never read; :func:`verify_jobs` recomputes the sampled run jobs and compares
+them value by value with the stored ones.
+
+:func:`write_reference` never replaces a reference of a larger scale (another scale name, fewer runs at a
+point, a point or experiment dropped, a shorter horizon: :func:`scale_losses`) unless told to, and it removes
+the temporary folders an interrupted write left beside the reference.
 
 Only aggregated tables and per-run summary rows go in (never pickups, instances or anything
 record-level); :data:`MAX_BYTES` bounds all papers together.
@@ -30,6 +38,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -38,9 +47,10 @@ from privopt.pipeline.protocol import Paper, RunJob, point_path
 from privopt.pipeline.datasets import dataset_outputs
 from privopt.pipeline.provenance import file_sha256, first_changed
 
-__all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "read_manifest", "reference_tables",
-           "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows", "changed_modules",
-           "describe_scale", "verify_jobs"]
+__all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
+           "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
+           "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
+           "verify_jobs", "RECOMPUTED"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -67,12 +77,49 @@ def cpu_model() -> str:
 # ----------------------------------------------------------------------------- reading
 
 
+#: the manifest field of a reference written from a dirty checkout before dirty writes recorded their diff:
+#: its sampled run jobs recomputed later from a clean checkout at a named commit, and how each compared
+RECOMPUTED = "sampled_jobs_recomputed_at_clean_commit"
+
+
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     path = Path(folder) / "manifest.json"
     if not path.is_file():
-        raise ReferenceError(f"{path}: no reference manifest (write one with `snakemake reference_<paper> "
-                             f"--configfile config/paper.yaml`)")
-    return json.loads(path.read_text())
+        raise ReferenceError(f"{path}: no reference manifest, though {Path(folder)} is a reference folder "
+                             f"(restore it with `git checkout -- {path}`, or write the reference anew with "
+                             f"`snakemake reference_{Path(folder).name} --configfile config/paper.yaml`)")
+    try:
+        manifest = json.loads(path.read_text())
+    except ValueError as exc:
+        raise ReferenceError(f"{path}: not a JSON manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise ReferenceError(f"{path}: not a JSON object")
+    return manifest
+
+
+def check_provenance(manifest: Mapping[str, Any], where: str = "the manifest") -> None:
+    """Refuse a manifest written from a checkout with uncommitted changes (``"dirty": true``) that does not
+    say what they were: the list of changed files and the sha256 of their diff (``changes``), or, for a
+    reference written before those were recorded, the record of its sampled jobs recomputed from a clean
+    checkout (:data:`RECOMPUTED`: commit, and per job whether its rows are bit-identical).  Written outside a
+    git checkout (no commit, ``dirty`` None), the code digests it records (``modules``) must be there."""
+    if not manifest.get("commit") and manifest.get("dirty") is None:
+        # written outside a git checkout: the digests of the modules its runs import are then the record
+        if manifest.get("modules") or manifest.get("code_digest"):
+            return
+        raise ReferenceError(f"{where}: names neither a commit nor the digests of the code that wrote it")
+    if manifest.get("dirty") is False:
+        return
+    changes = manifest.get("changes") or {}
+    if changes.get("diff_sha256") and changes.get("changed"):
+        return
+    redone = manifest.get(RECOMPUTED) or {}
+    if redone.get("commit") and redone.get("jobs"):
+        return
+    raise ReferenceError(f"{where}: written from a checkout with uncommitted changes (dirty: "
+                         f"{manifest.get('dirty')!r}) but records neither the changed files and the sha256 of their "
+                         f"diff (changes.changed, changes.diff_sha256) nor a clean recomputation ({RECOMPUTED}): "
+                         f"what code wrote it cannot be told; write it anew from a clean checkout")
 
 
 def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
@@ -80,6 +127,7 @@ def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     holds no file it does not list.  Raises :class:`ReferenceError` naming the first file that differs."""
     folder = Path(folder)
     manifest = read_manifest(folder)
+    check_provenance(manifest, str(folder / "manifest.json"))
     listed = manifest.get("files", {})
     changed = first_changed(listed, folder)
     if changed:
@@ -174,6 +222,141 @@ def describe_scale(paper: Paper, section: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _point_name(exp: str, point: Mapping[str, Any]) -> str:
+    return f"{exp} " + (", ".join(f"{k}={v}" for k, v in point.items()) if point else "(single point)")
+
+
+def _runs_by_point(paper: Paper, manifest: Mapping[str, Any]) -> dict[str, dict[str, tuple[dict, int | None, dict]]]:
+    """Per experiment of a manifest, per point (canonical JSON): ``(point, runs or None when its config no
+    longer reads, settings its run jobs read)``, from the provenance records the manifest keeps (``runs``)."""
+    out: dict[str, dict[str, tuple[dict, int | None, dict]]] = {}
+    section = manifest.get("config", {})
+    for exp_name, records in (manifest.get("runs") or {}).items():
+        try:
+            exp = paper.experiment(exp_name)
+        except KeyError:
+            exp = None
+        points = out.setdefault(exp_name, {})
+        for rec in records:
+            point = dict(rec.get("point", {}))
+            try:
+                runs = exp.runs_at(section, point) if exp is not None else None
+            except Exception:  # a config of older code: the runs cannot be told
+                runs = None
+            points[json.dumps(point, sort_keys=True, default=str)] = (point, runs, dict(rec.get("settings", {})))
+    return out
+
+
+def _smaller(old: Any, new: Any, key: str) -> str | None:
+    """How the setting ``key`` at ``new`` covers less than at ``old`` (None when it covers as much): a
+    number that shrank, a list that lost values; any other change (a name, None and a number) is a
+    different computation, reported too."""
+    if old == new:
+        return None
+    numbers = (int, float)
+    if isinstance(old, numbers) and isinstance(new, numbers) and not isinstance(old, bool) \
+            and not isinstance(new, bool):
+        return f"{key} {old} → {new}" if new < old else None
+    if isinstance(old, list) and isinstance(new, list):
+        try:
+            lost = [v for v in old if v not in new]
+        except TypeError:
+            lost = old
+        return f"{key} loses {lost}" if lost else None
+    if isinstance(old, dict) and isinstance(new, dict):
+        found = [_smaller(old.get(k), new.get(k), f"{key}.{k}") for k in sorted(set(old) | set(new), key=str)]
+        found = [f for f in found if f]
+        return "; ".join(found) if found else None
+    return f"{key} {old!r} → {new!r}"
+
+
+def scale_losses(old: Mapping[str, Any], new: Mapping[str, Any], paper: Paper) -> list[str]:
+    """What writing the reference ``new`` (a manifest) over ``old`` would lose, one sentence per loss; []
+    when ``new`` holds everything ``old`` did.
+
+    A loss: another scale name; an experiment or parameter point of ``old`` missing from ``new``; fewer
+    runs at a point (seeds 0…n−1, so more runs include the old ones); a setting of a point's run jobs that
+    covers less (a number that shrank: a shorter horizon; a list that lost values: a coarser grid) or that
+    changed otherwise (another value, None against a number: a different computation).  A number that grew
+    or a list that gained values is not a loss.
+    """
+    losses = []
+    if old.get("scale") != new.get("scale"):
+        losses.append(f"the scale {old.get('scale')!r} (label: {old.get('label', '')}) would become "
+                      f"{new.get('scale')!r} (label: {new.get('label', '')})")
+    was, now = _runs_by_point(paper, old), _runs_by_point(paper, new)
+    for exp, points in was.items():
+        if exp not in now:
+            losses.append(f"experiment {exp} ({len(points)} point{'s' if len(points) != 1 else ''}) would be dropped")
+            continue
+        for key, (point, runs, settings) in points.items():
+            name = _point_name(exp, point)
+            if key not in now[exp]:
+                losses.append(f"{name} ({runs if runs is not None else '?'} runs) would be dropped")
+                continue
+            _, runs_now, settings_now = now[exp][key]
+            if runs is None or runs_now is None:
+                losses.append(f"{name}: the runs of the {'old' if runs is None else 'new'} reference cannot be "
+                              f"told from its config")
+            elif runs_now < runs:
+                losses.append(f"{name}: {runs} runs → {runs_now}")
+            less = _smaller(settings, settings_now, "settings")
+            if less:
+                losses.append(f"{name}: {less.replace('settings.', '')}")
+    return losses
+
+
+def figure_scales(paper: Paper, section: Mapping[str, Any], paper_section: Mapping[str, Any]) -> dict[str, dict]:
+    """Per figure: ``{"paper_settings": bool, "differs": [sentences]}``: whether every experiment behind
+    the figure's tables ran at the points, runs and run settings ``paper_section`` (the resolved section of
+    ``config/paper.yaml``, the project's paper scale) gives, and where not, how it differs."""
+    out = {}
+    for fig in paper.figures:
+        differs: list[str] = []
+        exps = sorted({paper.table_owner(stem)[0].name for stem in fig.inputs.values()})
+        for name in exps:
+            exp = paper.experiment(name)
+            try:
+                here = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(section)}
+                there = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(paper_section)}
+                missing = [there[k] for k in there if k not in here]
+                if missing:
+                    differs.append(f"{name}: {len(missing)} of the paper scale's {len(there)} points not run "
+                                   f"({', '.join(_point_name(name, p).split(' ', 1)[1] for p in missing[:4])}"
+                                   f"{', …' if len(missing) > 4 else ''})")
+                extra = [here[k] for k in here if k not in there]
+                if extra:
+                    differs.append(f"{name}: {len(extra)} points beyond the paper scale's")
+                for key in here.keys() & there.keys():
+                    point = here[key]
+                    runs, runs_paper = exp.runs_at(section, point), exp.runs_at(paper_section, point)
+                    if runs != runs_paper:
+                        differs.append(f"{_point_name(name, point)}: {runs} runs (paper scale: {runs_paper})")
+                    a, b = exp.settings(section, point), exp.settings(paper_section, point)
+                    for k in sorted(set(a) | set(b)):
+                        if a.get(k) != b.get(k):
+                            differs.append(f"{_point_name(name, point)}: {k} = {a.get(k)!r} (paper scale: "
+                                           f"{b.get(k)!r})")
+            except Exception as exc:  # a config the code no longer reads
+                differs.append(f"{name}: cannot compare with the paper scale ({type(exc).__name__}: {exc})")
+        out[fig.id] = {"paper_settings": not differs, "differs": _merge_points(differs)}
+    return out
+
+
+def _merge_points(differs: list[str], most: int = 12) -> list[str]:
+    """The sentences, the same setting difference at many points said once with the count of points."""
+    grouped: dict[str, list[str]] = {}
+    for d in differs:
+        head, _, tail = d.partition(": ")
+        what = tail if tail else head
+        grouped.setdefault(f"{head.split(' ', 1)[0]}|{what}", []).append(head)
+    out = []
+    for key, heads in grouped.items():
+        exp, what = key.split("|", 1)
+        out.append(f"{heads[0]}: {what}" if len(heads) == 1 else f"{exp} ({len(heads)} points): {what}")
+    return out[:most] + ([f"… and {len(out) - most} more"] if len(out) > most else [])
+
+
 def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
     """The rows of ``frame`` at every ``thin``-th distinct value of ``along`` (ranks thin−1, 2·thin−1, …),
     and at its first and last value: a curve thinned to what a figure can show.
@@ -198,18 +381,47 @@ def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
     write_table(thin_rows(read_table(src), table.thin, table.along), dest, table.float_format)
 
 
+def _clean_leftovers(folder: Path) -> list[str]:
+    """Remove the folders an interrupted :func:`write_reference` of ``folder`` left beside it (its stage
+    ``.<name>.<random>`` and the swapped-out ``.<name>.old``); their names."""
+    removed = []
+    for p in sorted(folder.parent.glob(f".{folder.name}.*")):
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+            removed.append(p.name)
+    return removed
+
+
 def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[str, str],
-                    verify_runs: Mapping[str, str], manifest: Mapping[str, Any]) -> dict[str, Any]:
+                    verify_runs: Mapping[str, str], manifest: Mapping[str, Any], replace: bool = False) -> dict[str, Any]:
     """Write ``folder`` anew: ``tables`` (file name → source path) under ``tables/`` (thinned where the
     paper's :class:`~privopt.pipeline.protocol.Table` says), ``verify_runs`` (relative path → source run
     file) under ``runs/``, then ``manifest.json`` with the sha256 of each.
 
     The new folder is built beside the old one and swapped in at the end, so a failure leaves the old
-    reference whole.  Raises :class:`ReferenceError` when the reference of all papers together would
-    exceed :data:`MAX_BYTES`.
+    reference whole; folders an earlier, interrupted write left beside it are removed first.  Raises
+    :class:`ReferenceError` when the reference of all papers together would exceed :data:`MAX_BYTES`, and,
+    unless ``replace``, when ``folder`` holds a reference that the new one does not cover (naming what would be
+    lost: :func:`scale_losses`) or one whose manifest cannot be read.
     """
     folder = Path(folder)
+    check_provenance(manifest, f"the manifest for {folder}")
     folder.parent.mkdir(parents=True, exist_ok=True)
+    _clean_leftovers(folder)
+    if folder.exists() and not replace:
+        how = (f"to replace it, rerun with `--config reference_replace=true` (the committed reference stays in "
+               f"git: `git checkout -- {folder}` brings it back)")
+        try:
+            old = read_manifest(folder)
+        except ReferenceError as exc:
+            raise ReferenceError(f"{folder}: holds a reference whose manifest cannot be read ({exc}); {how}") from None
+        losses = scale_losses(old, {**manifest, "paper": paper.key}, paper)
+        if losses:
+            raise ReferenceError(f"{folder}: the reference there ({old.get('scale')!r} scale, "
+                                 f"{old.get('run_jobs', '?')} run jobs, {old.get('core_hours', '?')} core-hours) "
+                                 f"is larger than this one in {len(losses)} way{'s' if len(losses) != 1 else ''}, "
+                                 f"which would be lost: " + "; ".join(losses[:20])
+                                 + (f"; … and {len(losses) - 20} more" if len(losses) > 20 else "") + f". {how}")
     stage = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         files = {}
@@ -251,35 +463,91 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
 # ----------------------------------------------------------------------------- verify
 
 
-def compare_rows(got: pd.DataFrame, expected: pd.DataFrame, what: str, ulps: int = 0) -> str | None:
-    """None when the frames hold the same rows (timing columns aside), else a sentence naming ``what`` and
-    the first differing row and column.  ``ulps``: the tolerance for floats, in units of the last place of
-    the column's largest value (0: bit for bit)."""
+@dataclass(frozen=True)
+class RowDiff:
+    """How recomputed rows compare with the stored ones, value by value (timing columns aside).
+
+    ``shape``: a sentence when the columns or the row count differ (then nothing else was compared);
+    ``values``: how many values were compared; ``differing``: how many differ (NaN equals NaN), per column in
+    ``columns``; ``max_ulps``: the largest difference of a float, in units of the last place of the largest
+    magnitude in its column (a difference of two values, like a regret, carries the rounding of its terms, not
+    of its own size), 0 when none; ``exact``: columns whose values differ but are not floats (never within a
+    tolerance); ``first``: the first differing value, in words.
+    """
+
+    shape: str | None = None
+    values: int = 0
+    differing: int = 0
+    columns: Mapping[str, int] = field(default_factory=dict)
+    max_ulps: float = 0.0
+    exact: tuple[str, ...] = ()
+    first: str = ""
+
+    @property
+    def identical(self) -> bool:
+        return self.shape is None and self.differing == 0
+
+    def within(self, ulps: int) -> bool:
+        """Whether the rows pass a tolerance of ``ulps`` (0: bit for bit)."""
+        return self.shape is None and not self.exact and (self.differing == 0 or self.max_ulps <= ulps)
+
+    def describe(self) -> str:
+        if self.shape:
+            return self.shape
+        if self.identical:
+            return f"bit-identical ({self.values:,} values)"
+        cols = ", ".join(f"{c} {n}" for c, n in self.columns.items())
+        return (f"{self.differing:,} of {self.values:,} values differ ({cols}); largest difference "
+                f"{self.max_ulps:g} ulp{'' if self.max_ulps == 1 else 's'} of its column's largest value; first: "
+                f"{self.first}")
+
+
+def diff_rows(got: pd.DataFrame, expected: pd.DataFrame) -> RowDiff:
+    """Compare recomputed rows ``got`` with the reference's ``expected``, every value (:class:`RowDiff`)."""
     import numpy as np
 
     a = got.drop(columns=[c for c in TIMING if c in got], errors="ignore").reset_index(drop=True)
     b = expected.drop(columns=[c for c in TIMING if c in expected], errors="ignore").reset_index(drop=True)
     if list(a.columns) != list(b.columns):
-        return f"{what}: columns {list(a.columns)} differ from the reference's {list(b.columns)}"
+        return RowDiff(shape=f"columns {list(a.columns)} differ from the reference's {list(b.columns)}")
     if len(a) != len(b):
-        return f"{what}: {len(a)} rows, the reference has {len(b)}"
+        return RowDiff(shape=f"{len(a)} rows, the reference has {len(b)}")
+    columns: dict[str, int] = {}
+    worst, exact, first = 0.0, [], ""
     for col in a.columns:
         x, y = a[col].to_numpy(), b[col].to_numpy()
-        if x.dtype.kind == "f" and y.dtype.kind == "f":
+        floats = x.dtype.kind == "f" and y.dtype.kind == "f"
+        if floats:
             same = (x == y) | (np.isnan(x) & np.isnan(y))
-            if ulps:  # in units of the last place of the column's largest value (a difference of two
-                # values, like a regret, carries the rounding of its terms, not of its own size)
-                finite_values = np.abs(np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]]))
-                scale = np.spacing(finite_values.max()) if finite_values.size else 0.0
-                same |= np.abs(x - y) <= ulps * scale
         else:
             same = np.array([u == v or (u != u and v != v) for u, v in zip(x, y)], dtype=bool)
-        if not same.all():
-            row = int(np.flatnonzero(~same)[0])
+        if same.all():
+            continue
+        bad = np.flatnonzero(~same)
+        columns[col] = len(bad)
+        if floats:
+            finite = np.abs(np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]]))
+            unit = np.spacing(finite.max()) if finite.size else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                gaps = np.abs(x[bad] - y[bad])
+            gaps = np.where(np.isfinite(gaps), gaps, np.inf)  # NaN or inf against a number: no tolerance
+            worst = max(worst, float(gaps.max() / unit) if unit > 0 else float("inf"))
+        else:
+            exact.append(col)
+        if not first:
+            row = int(bad[0])
             here, there = (v.item() if hasattr(v, "item") else v for v in (x[row], y[row]))
-            return (f"{what}: row {row}, column {col!r}: {here!r} here, {there!r} in the reference "
-                    f"(first of {int((~same).sum())} differing values in that column)")
-    return None
+            first = f"row {row}, column {col!r}: {here!r} here, {there!r} in the reference"
+    return RowDiff(values=int(a.size), differing=sum(columns.values()), columns=columns, max_ulps=worst,
+                   exact=tuple(exact), first=first)
+
+
+def compare_rows(got: pd.DataFrame, expected: pd.DataFrame, what: str, ulps: int = 0) -> str | None:
+    """None when the frames hold the same rows (timing columns aside; floats within ``ulps`` units in the
+    last place of their column's largest value, 0: bit for bit), else a sentence naming ``what``, how many
+    values differ, the largest difference and the first differing value (:func:`diff_rows`)."""
+    diff = diff_rows(got, expected)
+    return None if diff.within(ulps) else f"{what}: {diff.describe()}"
 
 
 def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, str], workdir: str | os.PathLike,
@@ -288,8 +556,10 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
     settings and compare their rows with the stored ones.
 
     ``inputs``: the data sets' outputs instances read, by output name (``{"pickups": path}``), ``workdir``: where instances are
-    built.  Returns one record per job: its path, the seconds it took, and ``mismatch`` (None when every
-    row is the same, else the sentence of :func:`compare_rows`).
+    built.  Returns one record per job: its path, the seconds it took, ``identical`` (every value bit for
+    bit), ``values`` (compared), ``differing`` (how many differ), ``max_ulps`` (the largest difference, in units
+    of the last place of its column's largest value), ``result`` (in words, per file) and ``mismatch`` (None
+    when the rows pass the tolerance ``ulps``, else the sentence of the first file that does not).
     """
     import time
 
@@ -315,16 +585,22 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
         frames = exp.execute(job["point"], exp.settings(section, job["point"]), job["seeds"],
                              {name: built[name] for name in exp.instances})
         seconds = time.perf_counter() - start
-        mismatch = None
+        mismatch, differing, values, worst, notes = None, 0, 0, 0.0, []
         for output, rel in job["files"].items():
             # through the same parquet writer as a run file, so values compare as stored (a NaN in an
             # object column is stored as null)
             stored = workdir / "recomputed" / rel
             stored.parent.mkdir(parents=True, exist_ok=True)
             write_table(frames[output], stored)
-            mismatch = compare_rows(read_table(stored), read_table(folder / rel), f"{rel} ({job['experiment']} "
-                                    f"{point_path(job['point']) or '(single point)'} seeds {job['block']})", ulps)
-            if mismatch:
-                break
-        out.append({"job": job["files"]["runs"], "seconds": round(seconds, 3), "mismatch": mismatch})
+            diff = diff_rows(read_table(stored), read_table(folder / rel))
+            what = f"{rel} ({job['experiment']} {point_path(job['point']) or '(single point)'} seeds {job['block']})"
+            differing, values = differing + diff.differing, values + diff.values
+            worst = max(worst, diff.max_ulps)
+            notes.append(f"{what}: {diff.describe()}")
+            if not diff.within(ulps) and mismatch is None:
+                mismatch = f"{what}: {diff.describe()}"
+        out.append({"job": job["files"]["runs"], "seconds": round(seconds, 3),
+                    "identical": differing == 0 and all("bit-identical" in n for n in notes),
+                    "values": values, "differing": differing, "max_ulps": worst, "result": "; ".join(notes),
+                    "mismatch": mismatch})
     return out

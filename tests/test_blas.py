@@ -1,0 +1,78 @@
+"""privopt.pipeline.blas: the OpenBLAS kernel family the workflow pins, and (slow) a Perez-Salazar & Cummings
+reference job recomputed under two kernel families: bit-identical under the pinned one, not under another."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from privopt.pipeline import blas
+from workflow_runs import REPO
+
+
+def test_haswell_is_pinned_only_where_the_cpu_has_avx2_and_fma_and_the_user_set_nothing(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma avx512f\n\nprocessor\t: 1\nflags\t\t: fpu\n")
+    assert blas.cpu_flags(info) >= {"avx2", "fma"}  # the first CPU's flags
+    env: dict[str, str] = {}
+    if blas.platform.machine().lower() in ("x86_64", "amd64"):
+        assert blas.pin_openblas(env, info) == "Haswell" and env == {"OPENBLAS_CORETYPE": "Haswell"}
+    env = {"OPENBLAS_CORETYPE": "Prescott"}
+    assert blas.pin_openblas(env, info) == "Prescott"  # the user's choice is kept
+    info.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx\n")
+    env = {}
+    assert blas.pin_openblas(env, info) is None and env == {}  # no AVX2: OpenBLAS chooses
+    assert blas.cpu_flags(tmp_path / "absent") == frozenset()
+
+
+def test_the_corename_in_use_follows_openblas_coretype():
+    """In a fresh process, the kernel family numpy's OpenBLAS reports is the one OPENBLAS_CORETYPE asks for."""
+    if blas.openblas_corename() is None or blas.pinned_coretype(blas.cpu_flags(), {}) is None:
+        pytest.skip("numpy has no bundled OpenBLAS that reports its kernels, or the CPU cannot run Haswell's")
+    code = "from privopt.pipeline.blas import openblas_corename; print(openblas_corename())"
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
+    assert subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip() == "Haswell"
+
+
+_RECOMPUTE = """
+import json, sys
+from pathlib import Path
+from privopt.io import read_table, write_table
+from privopt.pipeline.reference import diff_rows
+from privopt.pipeline.registry import paper
+folder = Path(sys.argv[1])
+manifest = json.loads((folder / "manifest.json").read_text())
+job = next(j for j in manifest["verify"] if j["experiment"] == "cont")
+exp = paper("perezsalazar2021").experiment("cont")
+frames = exp.execute(job["point"], exp.settings(manifest["config"], job["point"]), job["seeds"], {})
+out = Path(sys.argv[2])
+write_table(frames["runs"], out)
+d = diff_rows(read_table(out), read_table(folder / job["files"]["runs"]))
+print(json.dumps({"differing": d.differing, "values": d.values, "max_ulps": d.max_ulps}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(blas.pinned_coretype(blas.cpu_flags(), {}) is None, reason="no AVX2 and FMA: nothing is pinned")
+def test_a_perezsalazar_job_is_bit_identical_under_the_pinned_kernels_and_not_under_prescott(tmp_path):
+    """The Figure 7 ablation job of the committed reference (its values go through BLAS dot products):
+    recomputed with the kernel family the workflow pins, every value is the reference's; with Prescott's,
+    some differ (so the pin is what makes them agree, not luck)."""
+    found = {}
+    for coretype in ("pinned", "Prescott"):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        if coretype == "pinned":
+            blas.pin_openblas(env)
+        else:
+            env["OPENBLAS_CORETYPE"] = coretype
+        proc = subprocess.run([sys.executable, "-c", _RECOMPUTE, str(REPO / "reference" / "perezsalazar2021"),
+                               str(tmp_path / f"{coretype}.parquet")], env=env, capture_output=True, text=True,
+                              check=True)
+        found[coretype] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["pinned"]["differing"] == 0 and found["pinned"]["values"] > 1000, found
+    assert found["Prescott"]["differing"] > 0, found
