@@ -86,13 +86,15 @@ def check_config():
     (privopt.pipeline.config.load_config): the files Snakemake merged and the --config overrides, checked
     against the workflow's schema, then each paper's section against workflow/schemas/<paper>.schema.yaml
     (defaults filled in, numbers in scientific notation read as numbers), then each paper's cross-key
-    checks, then each used data set's checks.  Every error names the paper, the key path and the config
-    file that set it."""
+    checks, then each used data set's checks, then the number of run jobs it plans (counted, before
+    Snakemake plans them: privopt.pipeline.costguard.check_plan).  Every error names the paper, the key
+    path and the config file that set it."""
     loaded = load_config(config_files(), workflow.config_settings.config, papers=PAPERS, base=None,
                          schemas=Path(workflow.basedir) / "workflow/schemas")
     config.clear()
     config.update(loaded)
     check_datasets()
+    costguard.check_plan(config, PAPERS, origin=config_sources().origin)
 
 
 check_config()
