@@ -290,7 +290,8 @@ def _message(error, prefix: tuple) -> str:
     if (error.validator == "type" and _wants_string(error) and isinstance(error.instance, (int, float))
             and not isinstance(error.instance, bool)):
         return (f"{_quoted(error.instance)} is a number, and a string is wanted here: YAML reads a value of digits "
-                f"as a number, so write it in quotes (key: \"0123…\"; or --config 'key=\"0123…\"')")
+                f"as a number, so write it in quotes in a config file (key: \"0123…\"; --config reads digits as a "
+                f"number whatever the quotes)")
     if error.validator == "maxLength" and isinstance(error.instance, str):
         return (f"{_quoted(error.instance)} is {len(error.instance)} characters long, more than the "
                 f"{error.validator_value} allowed")
