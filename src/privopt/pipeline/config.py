@@ -293,7 +293,7 @@ def _message(error, prefix: tuple) -> str:
                 f"as a number, so write it in quotes in a config file (key: \"0123…\"; --config reads digits as a "
                 f"number whatever the quotes)")
     if error.validator == "maxLength" and isinstance(error.instance, str):
-        return (f"{_quoted(error.instance)} is {len(error.instance)} characters long, more than the "
+        return (f"{error.instance[:_QUOTE_CHARS]!r}… is {len(error.instance)} characters long, more than the "
                 f"{error.validator_value} allowed")
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}))
