@@ -5,8 +5,10 @@ from pathlib import Path
 
 from privopt.io import log_to_file
 from privopt.pipeline.report import compute_findings, render_report
+from privopt.pipeline.tablecheck import verify_checked
 
 log_to_file(snakemake.log[0])
+verify_checked(snakemake.input.checked)  # the findings read the tables: still as checked (by content)
 p = snakemake.params
 data = {name: json.loads(Path(path).read_text()) for name, path in zip(p.datasets, snakemake.input.provenance)}
 render_report(snakemake.input.template, p.papers, p.settings, data, p.scale, snakemake.output[0],

@@ -105,3 +105,66 @@ def test_privopt_kernels_use_the_closure_locator():
     assert type(locator).__name__ in ("InTreeLocator", "UserProvidedLocator")
     stamp = locator.get_source_stamp()
     assert stamp[1] == numba_cache.closure_stamp(str(REPO / "src/privopt/online/submod_pftal.py"))
+
+
+# ----------------------------------------------------------------------------- an unreadable cache entry
+
+KERNEL = '''
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def total(x):
+    s = 0.0
+    for v in x:
+        s += v * v
+    return s
+'''
+CALL = """
+import json
+import numpy as np
+from privopt.probe_kernel import total
+value = total(np.arange(5.0))
+print(json.dumps({"value": value, "hits": sum(total.stats.cache_hits.values()),
+                  "misses": sum(total.stats.cache_misses.values())}))
+"""
+
+
+def _call(src: Path) -> tuple[dict, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_LOCATOR_CLASSES", "NUMBA_CACHE_DIR")}
+    env.update(PYTHONPATH=str(src))
+    out = subprocess.run([sys.executable, "-c", CALL], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1]), out.stderr
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+def _incompatible(path: Path) -> None:
+    import pickle
+
+    path.write_bytes(pickle.dumps(("not", "a compiled kernel")))  # unpickles, cannot be rebuilt
+
+
+@pytest.mark.parametrize("suffix, damage", [(".nbc", _truncate), (".nbi", _truncate), (".nbc", _incompatible)],
+                         ids=["truncated-data", "truncated-index", "incompatible-data"])
+def test_an_unreadable_cache_entry_is_removed_recompiled_and_named(tmp_path, suffix, damage):
+    """A truncated .nbc stopped every job with 'UnpicklingError: could not find MARK', naming no file, until
+    it was deleted by hand.  Now the call recovers (the file removed, the kernel compiled again and cached
+    anew) and a warning names the file."""
+    src = _copy(tmp_path / "src")
+    (src / "privopt" / "probe_kernel.py").write_text(KERNEL)
+    first, _ = _call(src)
+    assert first["misses"] == 1 and first["value"] == 30.0
+    entries = sorted((src / "privopt" / "__pycache__").glob(f"probe_kernel.total-*{suffix}"))
+    assert len(entries) == 1, entries  # cached by the privopt locator beside the module
+    damage(entries[0])
+
+    recovered, stderr = _call(src)
+    assert recovered == first  # the same value, compiled again (a miss), no exception
+    assert f"numba cache: {entries[0]} cannot be read" in stderr and "compiled again" in stderr, stderr[-3000:]
+    again, stderr = _call(src)
+    assert again["hits"] == 1 and again["misses"] == 0 and "numba cache" not in stderr  # cached anew

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import sys
@@ -329,14 +330,37 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     runs_py.write_text(runs_py.read_text().replace('    if n == 999:\n        raise RuntimeError("planted failure")\n', ""))
     assert planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
 
-    # a table changed by hand: its check fails naming it and the command that regenerates it
+    # a config file that changes nothing, or the files in another order: nothing to do (the list of config
+    # files is no job parameter; it was the check jobs' parameter, and 64 jobs reran)
+    same = tmp_path / "same.yaml"
+    same.write_text("scale: smoke\n")
+    for files in (["config/smoke.yaml", str(same)], [str(same), "config/smoke.yaml"]):
+        assert planned_jobs(snakemake(work, "-n", "toy", "--configfile", *files, *data_config())) == {}, files
+
+    # a table changed by hand: its check fails naming it and a command that regenerates it (the old one
+    # had two --configfile options, of which Snakemake keeps the last: it planned another scale)
     table = work / SMOKE / "toy/tables/fig1.csv"
     table.write_text(table.read_text().replace(",", ", ", 1))
     proc = snakemake(work, "--cores", "1", "toy", *base, check=False)
     log = (work / SMOKE_LOGS / "toy/tables/laplace.check.log").read_text()
     assert proc.returncode != 0 and f"{SMOKE}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
-    assert "snakemake --cores 1 --forcerun toy_tables_laplace" in log
-    snakemake(work, "--cores", "1", "toy", "--forcerun", "toy_tables_laplace", *base)
+    hint = shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))
+    assert hint[:2] == ["snakemake", "toy_tables_laplace"] and hint.count("--configfile") == 1, hint
+    snakemake(work, *hint[1:])
+    assert table.read_bytes() == smoke[f"{SMOKE}/toy/tables/fig1.csv"]
+    snakemake(work, "--cores", "1", "toy", *base)
+
+    # an edit that keeps the modification time, then a reader forced to rerun: the reader compares the
+    # table with its check by content and refuses it (it used to pass the edited value into the claims)
+    stat_before = table.stat()
+    header, first, rest = table.read_text().split("\n", 2)
+    last = max(i for i, ch in enumerate(first) if ch in "12345678")  # the last digit of a value, one up
+    table.write_text(f"{header}\n{first[:last]}{int(first[last]) + 1}{first[last + 1:]}\n{rest}")
+    os.utime(table, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
+    proc = snakemake(work, "--cores", "1", "toy", "--forcerun", "toy_claims", *base, check=False)
+    log = (work / SMOKE_LOGS / "toy/claims.log").read_text()
+    assert proc.returncode != 0 and f"{SMOKE}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
+    snakemake(work, *shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))[1:])
     assert table.read_bytes() == smoke[f"{SMOKE}/toy/tables/fig1.csv"]
 
 

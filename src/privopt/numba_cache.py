@@ -13,16 +13,28 @@ is a cache miss, and the kernel is compiled again.  Files outside ``privopt`` ke
 only names these locators in ``NUMBA_CACHE_LOCATOR_CLASSES`` (numba reads it on import; subprocesses
 inherit it), so importing ``privopt`` does not import numba; when numba is already imported it puts them
 first in numba's list of locators.  Either way, before any ``privopt`` kernel is defined.
+
+A cache entry that cannot be read back (an index ``.nbi`` or a data file ``.nbc`` truncated by a killed
+writer or a full disk, or written by an incompatible numba) made numba raise ``UnpicklingError: could not
+find MARK`` at every call, naming no file, until the file was deleted by hand.  When numba first asks for
+these locators (or at :func:`install` when numba is already imported), :func:`recover_bad_entries` makes
+numba's cache files treat such an entry as a miss: the file is removed, a warning naming it is logged
+(``privopt.numba_cache``; a job's log), and the kernel is compiled again and cached anew.  It applies to
+every numba cache of the process: numba has no other way to recover from an unreadable entry.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import sys
 from functools import cache
 from pathlib import Path
 
-__all__ = ["install", "closure_stamp", "InTreeLocator", "UserProvidedLocator", "LOCATORS"]
+__all__ = ["install", "closure_stamp", "recover_bad_entries", "InTreeLocator", "UserProvidedLocator", "LOCATORS"]
+
+_log = logging.getLogger(__name__)
 
 _ROOT = Path(__file__).resolve().parent  # .../src/privopt
 #: numba's own locators, in numba's order, after ours (by name: numba resolves them in numba.core.caching)
@@ -70,10 +82,59 @@ def _locator(base):
     return Locator
 
 
+def _discard(path: str, exc: Exception) -> None:
+    _log.warning("numba cache: %s cannot be read (%s: %s): removed it; the kernel is compiled again and cached anew",
+                 path, type(exc).__name__, exc)
+    try:
+        os.remove(path)
+    except FileNotFoundError:  # another process removed it first
+        pass
+
+
+def _recovering(load, path_of, miss):
+    """numba's ``load`` of one cache file, with an unreadable file removed and read as ``miss``.  OSError is
+    numba's own business (a file removed while the index still names it, permissions)."""
+
+    @functools.wraps(load)
+    def wrapper(self, *args):
+        try:
+            return load(self, *args)
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever unpickling a damaged file raises
+            _discard(path_of(self, *args), exc)
+            return miss()
+
+    wrapper.privopt_recovering = True
+    return wrapper
+
+
+def recover_bad_entries() -> None:
+    """Make numba's cache (``numba.core.caching``, numba 0.68) read an index or data file that cannot be
+    unpickled, or an entry that cannot be rebuilt from what it holds, as a cache miss: the file removed,
+    logged with its path, the kernel compiled again; idempotent."""
+    from numba.core import caching
+
+    files = caching.IndexDataCacheFile
+    if getattr(files._load_index, "privopt_recovering", False):
+        return
+    files._load_index = _recovering(files._load_index, lambda self: self._index_path, dict)
+    files._load_data = _recovering(files._load_data, lambda self, name: self._data_path(name), lambda: None)
+    caching.Cache._load_overload = _recovering(caching.Cache._load_overload, _entry_path, lambda: None)
+
+
+def _entry_path(cache, sig, target_context) -> str:
+    """The data file of a cache entry that unpickled but could not be rebuilt (incompatible contents)."""
+    files = cache._cache_file
+    name = files._load_index().get(cache._index_key(sig, target_context.codegen()))
+    return files._data_path(name) if name else files._index_path
+
+
 def _class(name: str):
     if name not in globals():
         from numba.core import caching
 
+        recover_bad_entries()
         base = caching.InTreeCacheLocator if name == "InTreeLocator" else caching.UserProvidedCacheLocator
         cls = _locator(base)
         cls.__name__ = cls.__qualname__ = name
@@ -94,6 +155,7 @@ def install() -> None:
         if "NUMBA_CACHE_LOCATOR_CLASSES" not in os.environ:
             os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = ",".join((*LOCATORS, *_NUMBA_DEFAULT))
         return
+    recover_bad_entries()
     if numba_config.CACHE_LOCATOR_CLASSES:  # the locators are named (by us before numba's import, or a user)
         return
     from numba.core import caching

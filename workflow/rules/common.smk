@@ -24,6 +24,7 @@ pin_openblas()
 
 from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
+from privopt.pipeline import tablecheck
 from privopt.codedigest import code_digest, module_digests, notebook_imports
 from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
@@ -92,16 +93,23 @@ def check_config():
     (privopt.pipeline.config.load_config): the files Snakemake merged and the --config overrides, checked
     against the workflow's schema, then each paper's section against workflow/schemas/<paper>.schema.yaml
     (defaults filled in, numbers in scientific notation read as numbers), then each paper's cross-key
-    checks, then each used data set's checks.  Every error names the paper, the key path and the config
-    file that set it."""
+    checks, then each used data set's checks, then the number of run jobs it plans (counted, before
+    Snakemake plans them: privopt.pipeline.costguard.check_plan).  Every error names the paper, the key
+    path and the config file that set it."""
     loaded = load_config(config_files(), workflow.config_settings.config, papers=PAPERS, base=None,
                          schemas=Path(workflow.basedir) / "workflow/schemas")
     config.clear()
     config.update(loaded)
     check_datasets()
+    costguard.check_plan(config, PAPERS, origin=config_sources().origin)
 
 
 check_config()
+# The config files given (in order) and the --config overrides, for the command a failed table check
+# prints (privopt.pipeline.tablecheck): through the environment of the jobs, never a job parameter (a
+# parameter is a rerun trigger).  Set by the snakemake the user started, not by the ones it spawns.
+if not (workflow.remote_exec or workflow.subprocess_exec):
+    tablecheck.export_sources(workflow.config_settings.configfiles, workflow.config_settings.config)
 
 # Every result of this run lies under the namespace of its scale (results/<scale>/, logs/<scale>/), so
 # switching scale never overwrites or deletes another scale's results (privopt.pipeline.protocol).
@@ -183,15 +191,11 @@ def all_table_files():
     return [p.table_file(t.stem, RESULTS) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
 
 
-def regenerate_command(paper, exp):
-    """The command that writes an experiment's tables anew (named by its check when a table was changed)."""
-    files = " ".join(f"--configfile {f}" for f in workflow.configfiles if str(f) != "config/config.yaml")
-    return f"snakemake --cores 1 --forcerun {paper.key}_tables_{exp.name} {files} (and your --config options)".replace("  ", " ")
-
-
 def checked_inputs(paper, stems):
     """The stamps of the experiments whose tables ``stems`` are: a rule reading a table takes them, so a
-    table changed by hand since its provenance record was written fails before anything reads it."""
+    table changed by hand since its provenance record was written fails before anything reads it (the
+    check job when the table is newer than its stamp; the reader itself, by content, always:
+    privopt.pipeline.tablecheck)."""
     return [paper.checked_file(name, RESULTS) for name in paper.readers_of(stems)]
 
 

@@ -2,7 +2,8 @@
 #   <paper>_instance_<name>   its data sets' files -> what its runs share (local)
 #   <paper>_runs_<exp>        one parameter point x one seed block       (the only cluster jobs)
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
-#   <paper>_check_<exp>       tables still as recorded (sha256) -> stamp  (local)
+#   <paper>_check_<exp>       tables still as recorded (sha256) -> stamp  (local; each reader compares the
+#                             tables with the stamp again, by content: privopt.pipeline.tablecheck)
 #   <paper>_<fig>_plot        tables -> figure, by its notebook          (local)
 #   <paper>_claims            tables -> the paper's claims               (local)
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
@@ -104,8 +105,6 @@ for _paper in PAPERS.values():
                 provenance=_paper.provenance_file(_exp.name, RESULTS),
             output:
                 _paper.checked_file(_exp.name, RESULTS),
-            params:
-                regenerate=regenerate_command(_paper, _exp),
             conda:
                 "../envs/privopt.yaml"
             log:

@@ -14,6 +14,10 @@ with config file names.  The checks:
   becomes the number before validation (:func:`coerce_numbers`);
 * every schema error names the paper (or "workflow setting"), the key path (``shariff2018.fig1.n_runs``)
   and the config file that set the key (:class:`ConfigSources`); so do the papers' cross-key checks;
+* NaN and ±infinity (YAML's ``.nan``, ``.inf``) are refused wherever they stand: they pass every bound of
+  the schemas (``nan > 0`` and ``nan < 1`` are both false) and would reach the jobs;
+* a number where the schema wants a string (YAML reads an unquoted all-digit hash as an int) is told to
+  be quoted; a string too long for its schema (a folder name) says how long it is and how long it may be;
 * defaults of the schemas are filled in (as ``snakemake.utils.validate(..., set_default=True)``).
 
 ``python -m privopt.pipeline.config FILE...`` checks config files this way without Snakemake, naming
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
@@ -36,7 +41,7 @@ import yaml
 from privopt.pipeline.errors import ConfigError
 
 __all__ = ["BASE_CONFIG", "SCHEMAS", "ConfigSources", "read_config_file", "merge", "coerce_numbers",
-           "validate_config", "load_config", "schema_of"]
+           "non_finite", "validate_config", "load_config", "schema_of"]
 
 _REPO = Path(__file__).resolve().parents[3]
 #: The Snakefile's ``configfile:``.
@@ -49,6 +54,8 @@ DEFAULT_ORIGIN = "the schema's default"
 COMMAND_LINE = "--config on the command line"
 
 _NUMBER = re.compile(r"^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+#: how much of a long value a message quotes
+_QUOTE_CHARS = 40
 
 
 # ----------------------------------------------------------------------------- files
@@ -268,8 +275,26 @@ def _suggest(name: str, choices: Iterable[str]) -> str:
     return f", did you mean {' or '.join(close)}?" if close else ""
 
 
+def _quoted(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _QUOTE_CHARS else f"{text[:_QUOTE_CHARS]}… ({len(str(value))} characters)"
+
+
+def _wants_string(error) -> bool:
+    expected = error.validator_value
+    return "string" in (expected if isinstance(expected, list) else [expected])
+
+
 def _message(error, prefix: tuple) -> str:
     """A jsonschema error in words (without the 'Failed validating ... in schema' dump)."""
+    if (error.validator == "type" and _wants_string(error) and isinstance(error.instance, (int, float))
+            and not isinstance(error.instance, bool)):
+        return (f"{_quoted(error.instance)} is a number, and a string is wanted here: YAML reads a value of digits "
+                f"as a number, so write it in quotes in a config file (key: \"0123…\"; --config reads digits as a "
+                f"number whatever the quotes)")
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        return (f"{error.instance[:_QUOTE_CHARS]!r}… is {len(error.instance)} characters long, more than the "
+                f"{error.validator_value} allowed")
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}))
         extra = [k for k in error.instance if k not in allowed]
@@ -281,9 +306,21 @@ def _message(error, prefix: tuple) -> str:
     return error.message
 
 
+def non_finite(doc: Any, path: tuple = ()) -> list[tuple[tuple, float]]:
+    """The key paths (and values) of every NaN or ±infinity in ``doc`` (mappings and lists, recursively)."""
+    if isinstance(doc, float):
+        return [] if math.isfinite(doc) else [(path, doc)]
+    if isinstance(doc, dict):
+        return [found for key, value in doc.items() for found in non_finite(value, (*path, key))]
+    if isinstance(doc, list):
+        return [found for i, value in enumerate(doc) for found in non_finite(value, (*path, i))]
+    return []
+
+
 def _errors(section: Any, schema: dict, prefix: tuple) -> list[tuple[tuple, str]]:
     coerce_numbers(section, schema)
-    found = []
+    found = [((*prefix, *path), f"{value!r} is not a number any setting can take (NaN and infinity are refused; "
+                                f"give a finite number)") for path, value in non_finite(section)]
     for error in _validator(schema).iter_errors(section):
         path = (*prefix, *error.absolute_path)
         if error.validator == "additionalProperties":  # name the unknown key itself

@@ -13,7 +13,13 @@ planned run job before the first job starts.  The limits come from the config ke
 
 The keys named in a refusal are those whose doubling grows the estimate most (:func:`driving_keys`): the
 numeric keys of the paper's section, the list a parameter point's value comes from, and the seeds per
-job.
+job.  An estimate that is not a finite number (a cost model overflowing) is refused too.
+
+Before any of that, the size of the plan itself: Snakemake holds every planned job in memory, so
+``n_runs: 1e9`` would exhaust the memory while planning, long before any job is priced.
+:func:`check_plan` counts the run jobs of the configuration by arithmetic (points × seed blocks, no job
+made) and refuses more than ``max_run_jobs``, naming the experiment and the keys whose doubling grows
+the count; the workflow calls it right after validating the config (workflow/rules/common.smk).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 from privopt.pipeline.errors import ConfigError
 
-__all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb"]
+__all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb", "run_job_count", "check_plan"]
 
 
 def machine_mem_mb() -> int | None:
@@ -170,7 +176,12 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
     max_mb, mb_what, max_s, s_what = limits(guard, local=local)
     where = ", ".join(f"{k}={v}" for k, v in point.items())
     job = f"run job {rule} ({where}; seeds {block})"
-    if mem_mb is not None and max_mb is not None and mem_mb > max_mb:
+    if guard.get("enabled", True) and any(v is not None and not math.isfinite(v) for v in (mem_mb, seconds)):
+        bad = "memory" if mem_mb is not None and not math.isfinite(mem_mb) else "runtime"
+        what = f"{job} has a predicted {bad} that is not a finite number ({mem_mb if bad == 'memory' else seconds!r})"
+        measure = lambda s, p, n: 0.0  # noqa: E731 - no key can be ranked against an infinite estimate
+        option = "cost_guard.enabled"
+    elif mem_mb is not None and max_mb is not None and mem_mb > max_mb:
         what = (f"{job} is predicted to need {format_mb(mem_mb)} of memory (mem_mb={mem_mb:,.0f}), more than "
                 f"{mb_what}")
         measure = exp.data_mb or (lambda s, p, n: 0.0)
@@ -192,3 +203,52 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
     lower = "one of them" if drivers else "the settings"
     raise ConfigError(f"cost guard: {what}{drive}.  Lower {lower}, or go on anyway with a higher {option} "
                       f"or cost_guard: {{enabled: false}} in a config file (privopt.pipeline.costguard)")
+
+
+# ----------------------------------------------------------------------------- the size of the plan
+
+
+def run_job_count(exp, section: Mapping) -> int:
+    """How many run jobs an experiment plans (its points × their seed blocks), by arithmetic: no job and no
+    seed block is made, so a count of 10^9 costs what a count of 10 does."""
+    per_job = int(exp.seeds(section)[1])
+    return sum(-(-int(exp.runs_at(section, point)) // per_job) for point in exp.points(section))
+
+
+def _paper_jobs(paper, section: Mapping) -> dict[str, int]:
+    return {exp.name: run_job_count(exp, section) for exp in paper.experiments}
+
+
+def check_plan(config: Mapping, papers: Mapping, *, origin: Callable[[tuple], str] = lambda path: "the config") -> int:
+    """Refuse (:class:`ConfigError`) a configuration that plans more run jobs than
+    ``cost_guard.max_run_jobs`` (Snakemake would exhaust the memory building the plan), naming the
+    experiment with the most jobs and the keys of its paper whose doubling grows the count most; return the
+    number of run jobs.  ``config`` is validated (defaults filled in)."""
+    guard = config.get("cost_guard", {})
+    counts = {(key, name): n for key, paper in papers.items() for name, n in _paper_jobs(paper, config[key]).items()}
+    total = sum(counts.values())
+    limit = guard.get("max_run_jobs")
+    if not guard.get("enabled", True) or limit is None or total <= limit:
+        return total
+    (key, name), most = max(counts.items(), key=lambda item: item[1])
+    section, base = config[key], sum(n for (k, _), n in counts.items() if k == key)
+    drivers = []
+    for path, value in _leaves(section):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value == 0:
+            continue
+        trial = copy.deepcopy(dict(section))
+        _set(trial, path, _doubled(value))
+        try:
+            factor = sum(_paper_jobs(papers[key], trial).values()) / base
+        except Exception:  # noqa: BLE001 - a doubled key that breaks the experiment's points names nothing
+            continue
+        if factor > 1.01:
+            drivers.append((factor, (key, *path), value))
+    drivers.sort(key=lambda d: d[0], reverse=True)
+    named = ", ".join(f"{'.'.join(str(p) for p in path)} = {value!r} (set in {origin(path)}; doubled: x{factor:.3g})"
+                      for factor, path, value in drivers[:3])
+    drive = f"; the config keys that drive it: {named}" if named else ""
+    raise ConfigError(f"cost guard: the configuration plans {total:,} run jobs, more than cost_guard.max_run_jobs = "
+                      f"{limit:,} (Snakemake holds every planned job in memory); {key}.{name} alone plans "
+                      f"{most:,}{drive}.  Lower {'one of them' if named else 'the runs or points'}, or raise "
+                      f"cost_guard.max_run_jobs in a config file (privopt.pipeline.costguard)")

@@ -275,10 +275,20 @@ def heading(snakemake) -> None:
     """The notebook's heading, from the figure's declaration (the one source of its captions): the paper, the
     figure's title, our caption (its config values filled in from ``snakemake.config``) and the original
     caption, shown as the cell's Markdown output inside a notebook (printed outside one).  The
-    figure is the one the running job draws (``snakemake.params.notebook`` = ``<paper>_<figure>``)."""
+    figure is the one the running job draws (``snakemake.params.notebook`` = ``<paper>_<figure>``).
+
+    Every notebook calls it first, so it first compares the tables the job's check stamps (its input
+    ``checked``) list with their recorded sha256 (:func:`privopt.pipeline.tablecheck.verify_checked`): a
+    table changed since its check is refused before the figure reads it."""
     import jinja2
 
     from privopt.pipeline.registry import papers
+    from privopt.pipeline.tablecheck import verify_checked
+
+    inputs = getattr(snakemake, "input", None)
+    checked = dict(inputs.items()).get("checked") if inputs is not None and hasattr(inputs, "items") else None
+    if checked:
+        verify_checked(checked)
 
     name = snakemake.params.notebook
     found = [(p, f) for p in papers().values() for f in p.figures if name == f"{p.key}_{f.id}"]

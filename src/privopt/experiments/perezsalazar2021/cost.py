@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["MEASURED", "job_seconds", "summary"]
+__all__ = ["MEASURED", "job_seconds", "privacy_rows", "privacy_seconds", "privacy_mb", "summary"]
 
 MEASURED = ("2026-11-23, 2-core build machine, loaded (load average 5): CPU µs per replica-round, "
             "benchmarks/bench_online_submodular.py --cost (FI: k·(0.14 + 0.003 n) fits (k, n) = (1, 10) … (3, 300) "
@@ -109,6 +109,28 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
                 total += S * len(eps) * T * CONT_US_ITEM * K * n * 1e-6
         return FIXED_S + total
     raise ValueError(f"unknown experiment {experiment!r}")
+
+
+#: the privacy job (Figure 8): its certified-ε grid is built row by row in Python
+#: (:func:`privopt.experiments.perezsalazar2021.privacy_tables.cert_grid`); measured 2026-11-27 on the
+#: loaded 2-core build machine at 16,000 and 160,000 rows: 18 µs and a peak of 510 bytes per row (tracemalloc)
+PRIVACY_S, PRIVACY_US_PER_ROW, PRIVACY_BYTES_PER_ROW = 2.0, 20.0, 600.0
+
+
+def privacy_rows(settings: Mapping) -> int:
+    """Rows of the certified-ε grid: ``points`` nominal ε per (k, T) curve."""
+    cfg = settings["group"]
+    return int(cfg["points"]) * (len(cfg["fi_ks"]) + len(cfg["bandit_ks"])) * len(cfg["T"])
+
+
+def privacy_seconds(settings: Mapping) -> float:
+    """Predicted seconds of the privacy job (the grid; the T-PRIV enumeration is fixed and small)."""
+    return PRIVACY_S + privacy_rows(settings) * PRIVACY_US_PER_ROW * 1e-6
+
+
+def privacy_mb(settings: Mapping) -> float:
+    """MB the privacy job holds at its peak (the grid's rows as Python records, then as a frame)."""
+    return privacy_rows(settings) * PRIVACY_BYTES_PER_ROW / 1e6
 
 
 def summary() -> list[str]:

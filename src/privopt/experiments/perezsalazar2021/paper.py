@@ -204,7 +204,8 @@ PAPER = Paper(
             run=f"{MOD}.runs:privacy_job", outputs={"runs": "", "tpriv": ".tpriv"},
             tables=f"{MOD}.tables:privacy_tables",
             table_files=(Table("f8_cert.csv"), Table("tpriv.csv", float_format="%.12g")),
-            cost=lambda settings, point, n: 2.0,
+            cost=lambda settings, point, n: cost.privacy_seconds(settings),
+            data_mb=lambda settings, point, n: cost.privacy_mb(settings),
         ),
     ),
     figures=(
