@@ -163,7 +163,7 @@ def two_point_delta(p, q, k, eps) -> float:
     Σ_j P(J = j)·[1 − e^(ε − ℓ_j)]_+, J ~ Bin(k, p) the count of first outcomes, ℓ_j its privacy loss.
 
     Terms of probability below e^-98 (beyond 14 standard deviations of J) are dropped; the sum is then exact to
-    1e-40 absolute.
+    1e-40 absolute.  Losses within 1e-12 of ε count as equal to it (their term is then 0 up to 1e-12 relative).
     """
     k = _count(k)
     eps = _pos(eps, "eps", allow_zero=True)
@@ -172,7 +172,8 @@ def two_point_delta(p, q, k, eps) -> float:
     la, lb = math.log(p / q), math.log1p(-p) - math.log1p(-q)
     j, logP = _log_binom_pmf(k, math.log(p), math.log1p(-p))
     loss = j * la + (k - j) * lb
-    pos = loss > eps
+    # a loss within float rounding of ε (e.g. k·ε0 at ε = k·ε0) contributes e^0 − 1 = 0, not a rounding residue
+    pos = loss > eps + 1e-12 * max(1.0, abs(eps))
     if not np.any(pos):
         return 0.0
     terms = logP[pos] + np.log(-np.expm1(eps - loss[pos]))
