@@ -4,7 +4,7 @@
 
 rule privacy_audit:
     """Every registered paper's privacy audits in one table (results/<scale>/audit/audits.csv), the white-box
-    noise-law audits of every Gaussian release beside them (privopt.audit.noise_law), and the claimed-vs-exact
+    audits beside them (privopt.audit.catalogue.white_box_table: noise laws, PCG's draws), and the claimed-vs-exact
     accounting table (results/<scale>/audit/accounting.csv, privopt.audit.accounting_table)."""
     localrule: True
     input:
@@ -14,7 +14,7 @@ rule privacy_audit:
         accounting=f"{RESULTS}/audit/accounting.csv",
     params:
         seed=config["privacy_audit"]["seed"],
-        code=digest_param("privopt.audit.noise_law:noise_law_table", "privopt.audit.accounting_table:accounting_table"),
+        code=digest_param("privopt.audit.catalogue:white_box_table", "privopt.audit.accounting_table:accounting_table"),
     conda:
         "../envs/privopt.yaml"
     log:
