@@ -183,3 +183,49 @@ def test_accounting_table():
     assert (fi["exact_eps"] < fi["claimed_eps"]).all()
     unmeasured = t[t["exact_value"].isna()]
     assert (unmeasured["note"].str.len() > 20).all()  # every row without an exact value says why
+
+
+# ----------------------------------------------------------------------------- Wishart node
+def test_wishart_loss_reduction_matches_the_wishart_densities():
+    """The 2×2 reduction of the Wishart node's loss has the law of log f(W) − log f(W + Δ) computed from full
+    Wishart densities (scipy), and a wrong degree count in the reduction (k − p + 1) is told apart."""
+    from scipy import stats
+    from scipy.stats import wishart
+
+    k, p, L2 = 12, 3, 2.0
+    z, zp = np.array([1.0, 0.5, 0.2]), np.array([0.3, -1.0, 0.4])
+    rng = np.random.default_rng(11)
+    red = ea.wishart_node_loss(k, p, L2, z, zp, 20_000, rng)
+    law = wishart(df=k, scale=L2 * np.eye(p))
+    delta = np.outer(z, z) - np.outer(zp, zp)
+    direct = []
+    for w in law.rvs(20_000, random_state=rng):
+        v = w + delta
+        direct.append(np.inf if np.linalg.eigvalsh(v).min() <= 0 else law.logpdf(w) - law.logpdf(v))
+    direct = np.array(direct)
+    fin = lambda x: x[np.isfinite(x)]  # noqa: E731
+    assert stats.ks_2samp(fin(red), fin(direct)).pvalue > 1e-3
+    # planted: the reduction with k − p + 1 degrees instead of k − p + 2 (the same draws otherwise)
+    U = np.column_stack([z, zp])
+    C = np.linalg.cholesky(L2 * np.linalg.inv(U.T @ U))
+    A = np.zeros((20_000, 2, 2))
+    A[:, 0, 0] = np.sqrt(rng.chisquare(k - p + 1, 20_000))
+    A[:, 1, 1] = np.sqrt(rng.chisquare(k - p, 20_000))
+    A[:, 1, 0] = rng.standard_normal(20_000)
+    E = np.eye(2) + np.diag([1.0, -1.0]) @ np.linalg.inv(C @ (A @ A.transpose(0, 2, 1)) @ C.T)
+    ok = np.linalg.eigvals(E).real.min(axis=1) > 0
+    wrong = -0.5 * (k - p - 1) * np.log(np.linalg.det(E[ok])) + (z @ z - zp @ zp) / (2 * L2)
+    assert stats.ks_2samp(wrong, fin(direct)).pvalue < 1e-3
+
+
+def test_wishart_paper_scale_loss_is_nearly_gaussian_with_the_asymptotic_mu():
+    """At the paper's k = 139 115 (m = 27, d = 5) the worst orthogonal pair's node loss has standard deviation
+    1/√k (the asymptotic μ), so the m nodes act like a Gaussian release with μ = √(m/k) = 0.0139."""
+    k, p, L2 = 139_115, 6, 2.0
+    z, zp = np.zeros(p), np.zeros(p)
+    z[0], zp[1] = math.sqrt(L2), math.sqrt(L2)
+    loss = ea.wishart_node_loss(k, p, L2, z, zp, 200_000, np.random.default_rng(12))
+    mu = ea.wishart_asymptotic_mu(k, 1, L2)
+    assert mu == pytest.approx(1 / math.sqrt(k))
+    assert loss.std() == pytest.approx(mu, rel=0.01)  # MC error of a std at n = 2·10^5: 0.16 %
+    assert ea.wishart_asymptotic_mu(k, 27, L2) == pytest.approx(0.01393, abs=5e-5)

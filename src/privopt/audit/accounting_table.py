@@ -56,6 +56,7 @@ def shariff_rows(n: int = 50_000_000, eps: float = 1.0, delta: float = 0.1, d: i
     k = wishart_df(m, d, eps, delta)
     eps0 = eps / math.sqrt(8.0 * m * math.log(2.0 / delta))
     delta0 = delta / (2.0 * m)
+    mu_w = ea.wishart_asymptotic_mu(k, m)
     rows.append(_row(
         paper="shariff2018", mechanism="Wishart tree (path), W(L̃²I, k) node noise",
         setting=f"n = {n:.3g}, m = {m}, d = {d}", claimed_eps=eps, claimed_delta=delta, parameter="degrees k",
@@ -63,7 +64,9 @@ def shariff_rows(n: int = 50_000_000, eps: float = 1.0, delta: float = 0.1, d: i
         exact_delta=_delta_of_dp_composition(eps0, delta0, m, eps),
         accountant="optimal composition of the m per-node (ε0, δ0) guarantees (Kairouz et al. 2015)",
         note=(f"the per-node (ε0, δ0) = ({eps0:.4g}, {delta0:.3g}) of Sheffet's Wishart theorem taken as stated; "
-              "the node's own privacy-loss law is not computed (docs/accounting.md: why), so no exact k")))
+              "the node's exact loss law is sampled, not certified (docs/accounting.md), so no exact k; "
+              f"asymptotic estimate: Gaussian μ = √(m/k) = {mu_w:.4g}, i.e. about (0, {ea.gaussian_delta(1.0, mu_w, 0.0):.2g})"
+              "-DP")))
     return rows
 
 

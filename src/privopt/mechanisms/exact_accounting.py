@@ -30,6 +30,14 @@ Thm 3.2–Cor 3.3, the homogeneous case).  The maximum over t ∈ [0, ε0] is ta
 (:func:`br_delta`: a grid of :data:`BR_GRID` points refined by bounded Brent search); every value of the
 objective is an exact binomial sum, so the result can only be low by the optimiser's tolerance, 1e-9 in t.
 
+Wishart node (:func:`wishart_node_loss`).  A node releasing A + W, W ~ W_p(L̃²I, k), against the neighbour
+A' = A − Δ, Δ = zzᵀ − z'z'ᵀ, has privacy loss ℓ = −((k − p − 1)/2)·log det(I₂ + D·UᵀW⁻¹U) + tr(Δ)/(2L̃²)
+(U = [z, z'], D = diag(1, −1); +∞ where W + Δ is not positive definite), and (UᵀW⁻¹U)⁻¹ ~ W₂(L̃²(UᵀU)⁻¹,
+k − p + 2): the loss law is that of a function of a 2×2 Wishart (two χ² and one normal by Bartlett), sampled
+exactly here.  Its exact profile and the worst neighbouring pair are not computed (docs/accounting.md);
+for large k the loss is asymptotically Gaussian with μ = ‖Δ‖_F/(√2·L̃²·√k) ≤ 1/√k per node
+(:func:`wishart_asymptotic_mu`), an estimate, not a certificate.
+
 Every ``*_eps0`` function returns the largest per-step parameter whose exact composition meets (ε, δ); every
 ``*_epsilon`` the smallest ε at a given δ; every ``*_delta`` the exact δ at a given ε.
 """
@@ -60,6 +68,8 @@ __all__ = [
     "br_delta",
     "br_epsilon",
     "br_eps0",
+    "wishart_node_loss",
+    "wishart_asymptotic_mu",
 ]
 
 #: points of the grid over t ∈ [0, ε0] before the bounded Brent refinement of :func:`br_delta`
@@ -269,3 +279,40 @@ def br_eps0(eps, delta, k) -> float:
     if br_delta(hi, k, eps) <= delta:
         return hi
     return _largest_root(lambda e0: br_delta(e0, k, eps) - delta, lo, hi)
+
+
+# ----------------------------------------------------------------------------- Wishart node (sampled, not certified)
+def wishart_node_loss(k, p, L_tilde_sq, z, z_prime, n, rng) -> np.ndarray:
+    """n exact draws of the privacy loss of one Wishart node W_p(L̃²I, k) under D for the neighbour pair (z, z')
+    (module docstring: the 2×2 reduction; +inf where the neighbour's density is 0)."""
+    z, zp = np.asarray(z, dtype=float), np.asarray(z_prime, dtype=float)
+    k, p = _count(k, "k"), _count(p, "p")
+    if z.shape != (p,) or zp.shape != (p,):
+        raise ValueError(f"z and z_prime must have shape ({p},), got {z.shape} and {zp.shape}")
+    U = np.column_stack([z, zp])
+    gram = U.T @ U
+    if np.linalg.matrix_rank(gram) < 2:
+        raise ValueError("z and z_prime must be linearly independent (a rank-2 change)")
+    if k < p + 1:
+        raise ValueError(f"need k >= p + 1 = {p + 1} degrees of freedom, got {k}")
+    C = np.linalg.cholesky(_pos(L_tilde_sq, "L_tilde_sq") * np.linalg.inv(gram))
+    nu = k - p + 2
+    A = np.zeros((n, 2, 2))
+    A[:, 0, 0] = np.sqrt(rng.chisquare(nu, n))
+    A[:, 1, 1] = np.sqrt(rng.chisquare(nu - 1, n))
+    A[:, 1, 0] = rng.standard_normal(n)
+    M = np.linalg.inv(C @ (A @ A.transpose(0, 2, 1)) @ C.T)  # Uᵀ W⁻¹ U
+    E = np.eye(2) + np.diag([1.0, -1.0]) @ M
+    out = np.full(n, np.inf)
+    ok = np.linalg.eigvals(E).real.min(axis=1) > 0
+    out[ok] = -0.5 * (k - p - 1) * np.log(np.linalg.det(E[ok])) + (gram[0, 0] - gram[1, 1]) / (2.0 * L_tilde_sq)
+    return out
+
+
+def wishart_asymptotic_mu(k, m: int = 1, L_tilde_sq: float = 1.0, delta_frobenius: float | None = None) -> float:
+    """Large-k Gaussian-equivalent μ of m composed Wishart nodes: √m·‖Δ‖_F/(√2·L̃²·√k); the worst ‖Δ‖_F = √2·L̃²
+    (‖z‖² = ‖z'‖² = L̃², z ⊥ z') gives √(m/k).  An asymptotic estimate, not a certificate."""
+    k, m = _count(k, "k"), _count(m, "m")
+    L = _pos(L_tilde_sq, "L_tilde_sq")
+    df = math.sqrt(2.0) * L if delta_frobenius is None else _pos(delta_frobenius, "delta_frobenius")
+    return math.sqrt(m) * df / (math.sqrt(2.0) * L * math.sqrt(k))
