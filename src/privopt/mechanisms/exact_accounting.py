@@ -26,9 +26,11 @@ is ε(q(D,u) − q(D',u))/(2Δq) plus a constant, a range of width ε), and ε-B
 worst ε0-BR pair is the generalised randomised response with losses t and t − ε0 (its probabilities are
 forced: p = (1 − e^(t−ε0))/(1 − e^(−ε0)) under D, p·e^(−t) under D'), and DDR show that for k identical
 steps the optimal composition is attained with one common t, so δ_BR(ε) = max_t δ_t^{⊗k}(ε) (their
-Thm 3.2–Cor 3.3, the homogeneous case).  The maximum over t ∈ [0, ε0] is taken numerically
+homogeneous case).  The maximum over t ∈ [0, ε0] is taken numerically
 (:func:`br_delta`: a grid of :data:`BR_GRID` points refined by bounded Brent search); every value of the
 objective is an exact binomial sum, so the result can only be low by the optimiser's tolerance, 1e-9 in t.
+Where the steps are chosen adaptively and the BR result's scope is in doubt, the ε0-DP functions below are
+the safe reading (optimal composition of ε0-DP holds adaptively).
 
 Wishart node (:func:`wishart_node_loss`).  A node releasing A + W, W ~ W_p(L̃²I, k), against the neighbour
 A' = A − Δ, Δ = zzᵀ − z'z'ᵀ, has privacy loss ℓ = −((k − p − 1)/2)·log det(I₂ + D·UᵀW⁻¹U) + tr(Δ)/(2L̃²)
