@@ -3,12 +3,18 @@
 
 
 rule privacy_audit:
-    """Every registered paper's privacy audits in one table (results/<scale>/audit/audits.csv)."""
+    """Every registered paper's privacy audits in one table (results/<scale>/audit/audits.csv), the white-box
+    audits beside them (privopt.audit.catalogue.white_box_table: noise laws, PCG's draws), and the claimed-vs-exact
+    accounting table (results/<scale>/audit/accounting.csv, privopt.audit.accounting_table)."""
     localrule: True
     input:
         all_audit_files(),
     output:
-        f"{RESULTS}/audit/audits.csv",
+        audits=f"{RESULTS}/audit/audits.csv",
+        accounting=f"{RESULTS}/audit/accounting.csv",
+    params:
+        seed=config["privacy_audit"]["seed"],
+        code=digest_param("privopt.audit.catalogue:white_box_table", "privopt.audit.accounting_table:accounting_table"),
     conda:
         "../envs/privopt.yaml"
     log:

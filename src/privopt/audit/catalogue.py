@@ -8,15 +8,27 @@ from __future__ import annotations
 
 import pandas as pd
 
-from privopt.audit import continuous, exponential, greedy, tree
-from privopt.audit.core import Audit, run_audits
+from privopt.audit import continuous, exponential, greedy, noise_law, sampling_law, tree
+from privopt.audit.core import COLUMNS, Audit, run_audits
 
-__all__ = ["all_audits", "run_all"]
+__all__ = ["all_audits", "run_all", "white_box_audits", "white_box_table"]
 
 
 def all_audits() -> list[Audit]:
     """Every audit, in table order."""
     return [*exponential.audits(), *greedy.audits(), *continuous.audits(), *tree.audits()]
+
+
+def white_box_audits() -> list:
+    """The white-box audits: the noise law of every Gaussian release (:mod:`privopt.audit.noise_law`) and PCG's
+    exponential-mechanism draws (:mod:`privopt.audit.sampling_law`); their rows join the audit table in the
+    ``privacy_audit`` rule."""
+    return [*noise_law.noise_law_audits(), sampling_law.PcgDrawsAudit()]
+
+
+def white_box_table(seed: int = 0) -> pd.DataFrame:
+    """The rows of every white-box audit (correct, planted, subtle), columns :data:`privopt.audit.core.COLUMNS`."""
+    return pd.DataFrame([r for a in white_box_audits() for r in a.rows(seed)], columns=COLUMNS)
 
 
 def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=None) -> pd.DataFrame:

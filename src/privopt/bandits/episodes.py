@@ -192,7 +192,8 @@ def run_episode(variant: VariantParams, instance: BanditInstance, n_rounds: int,
         pd_failures=int(pd_fail), n_optimal=int(n_opt), node_draws=int(draws), wall_s=wall,
         engine="numba", audit=evaluate_audit(audit_out, theta) if audit is not None else None,
         trace=tr if trace else None,
-        extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel, **extra})
+        extra={"env_state_end": env.state.copy(), "noise_state_end": noise.state.copy(), "kernel": kernel,
+               "audit_raw": audit_out, **extra})
 
 
 def lockstep_eligible(variants: Sequence[VariantParams], instance: BanditInstance, kernel: str = "auto") -> bool:
@@ -265,7 +266,7 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
             engine="numba", audit=evaluate_audit(audit_out[i], theta) if audit is not None else None,
             trace=tr[i].copy() if trace else None,
             extra={"env_state_end": env.state.copy(), "noise_state_end": noise[vgroup[i]].copy(),
-                   "kernel": "buffered", "lockstep": nv}))
+                   "kernel": "buffered", "lockstep": nv, "audit_raw": audit_out[i].copy()}))
     log.debug("lockstep of %d variants: %d rounds in %.3f s (%.3f us/round)", nv, n_rounds, wall,
               1e6 * wall / max(1, n_rounds))
     return out

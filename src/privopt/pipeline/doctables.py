@@ -67,8 +67,9 @@ def figures_table(papers: Mapping[str, Paper], scale: str = README_SCALE) -> str
             lines.append(f"| {p.short}: {f.title} | `{key}_{f.id}` | `{source}` · `{executed}` | `{out}.{{pdf,png}}` |")
         audits = " and its privacy audits" if p.audits else ""
         lines.append(f"| {p.short}: every figure, the claims{audits} | `{key}` | — | `{p.claims_file_at(root)}` |")
-    lines.append(f"| privacy audits of every mechanism (ε lower bounds on neighbouring inputs, each with a planted bug) | "
-                 f"`privacy_audit` | — | `{root}/audit/audits.csv` |")
+    lines.append(f"| privacy audits of every mechanism (ε lower bounds on neighbouring inputs, each with a planted bug; "
+                 f"white-box noise-law tests) and claimed vs exact (ε, δ) | `privacy_audit` | — | "
+                 f"`{root}/audit/audits.csv`, `accounting.csv` |")
     lines.append(f"| reproduction report | `report_html` | `paper/report.html.j2` | `{root}/paper/index.html` |")
     return "\n".join(lines)
 
