@@ -113,7 +113,7 @@ def test_the_report_opens_on_the_verdict_and_links_every_section_and_page(render
         assert f'href="{page}' in contents and 'href="index.html' in Path(page).read_text()
     # no reference: the open claims are this run's, and say so
     open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
-    assert open_rows.count('<tr class="open-claim">') == 3 and "this run (quick); no reference yet" in open_rows
+    assert open_rows.count('<tr class="open-claim"') == 3 and "this run (quick); no reference yet" in open_rows
 
 
 def test_each_figure_has_its_caption_at_its_scale_claims_and_settings_behind_a_disclosure(rendered):
@@ -210,10 +210,10 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     html = (tmp_path / "index.html").read_text()
     verdict = html.split('id="verdict"', 1)[1].split("</section>", 1)[0]
     # reference 3 / 2 / 1 (the CLAIMS rows), this run the same table; the settings flag read from the manifest
-    assert verdict.count('<tr class="paper-line">') == 1 and verdict.count("3 / 2 / 1") == 2
+    assert verdict.count('<tr class="paper-line"') == 1 and verdict.count("3 / 2 / 1") == 2
     assert "yes, except Figure 2" in verdict and "new figures" not in verdict
     open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
-    rows = re.findall(r'<tr class="open-claim">(.*?)</tr>', open_rows, re.S)
+    rows = re.findall(r'<tr class="open-claim"[^>]*>(.*?)</tr>', open_rows, re.S)
     assert [re.search(r'href="#[^"]+">([^<]+)<', r)[1] for r in rows] == ["F1.a", "F1.b", "F1.c"]  # not reproduced first
     assert all("<td>s</td>" in r and "at paper scale" in r for r in rows)  # statement and the reference's value
     assert "10^7 rounds" in rows[2] and "decided against its threshold: against E[R]" in rows[1]

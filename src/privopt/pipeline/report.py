@@ -300,7 +300,7 @@ def open_claims(meta: Mapping[str, Any], claims: pd.DataFrame, scale: str) -> li
         for c in claims[claims["verdict"] == verdict].to_dict("records") if len(claims) else []:
             fid = c["figure"] if c["figure"] in titles else "other"
             needs = str(c.get("needs", "") or "")
-            rows.append({"paper": meta["short"], "paper_anchor": _anchor(meta["key"]), "claim": c["claim"],
+            rows.append({"paper": meta["short"], "key": meta["key"], "paper_anchor": _anchor(meta["key"]), "claim": c["claim"],
                          "reading": c.get("reading", ""), "figure": titles.get(fid, "claims about no single figure"),
                          "anchor": _anchor(meta["key"], fid, "claims"), "statement": c["statement"],
                          "measured": c["measured"], "verdict": verdict, "scale": scale,
