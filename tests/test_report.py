@@ -199,7 +199,8 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     ref.loc[ref["claim"] == "F1.c", "needs"] = "10^7 rounds"
     ref.to_csv("ref.csv", index=False)
     Path("refdir").mkdir()
-    Path("refdir/manifest.json").write_text(json.dumps({"paper_settings": {"fig1": True, "fig2": False}}))
+    Path("refdir/manifest.json").write_text(json.dumps({"figures": {"fig1": {"paper_settings": True, "differs": []},
+                                                                    "fig2": {"paper_settings": False, "differs": ["e2: 5 runs (paper scale: 30)"]}}}))
     Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs; Fig. 2: 5 runs", "core_hours": 2.5,
                                               "commit": "a" * 40, "changed_modules": {"fig1": ["privopt.x"]},
                                               "cpu": "AMD EPYC", "scale": "paper", "folder": "refdir"}))
@@ -227,7 +228,8 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     assert "at the paper's settings" in fig1
     fig2 = html.split('id="p-fig2"', 1)[1]
     assert fig2.count("<img") == 2 and '<details class="this-run"><summary>This run\'s figure (scale quick)' in fig2
-    assert "<b>not</b> at the paper's settings" in fig2
+    assert "<b>not</b> at the paper's settings (e2: 5 runs (paper scale: 30))" in fig2
+    assert "Figure 2 — y: e2: 5 runs (paper scale: 30)" in prov
     summary = html.split('id="summary"', 1)[1].split("</section>", 1)[0]
     assert summary.count("2 / 2 / 1") == 2 and "this run (quick)" in summary
 

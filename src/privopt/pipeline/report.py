@@ -236,6 +236,13 @@ def paper_settings_flags(manifest: Mapping[str, Any] | None) -> dict[str, bool] 
     return None
 
 
+def _differs(manifest: Mapping[str, Any] | None, figure: str) -> list[str]:
+    """How the reference's run of ``figure`` differs from the paper's settings, as its manifest says
+    (``"figures": {figure id: {"differs": [sentences]}}``); [] where it says nothing."""
+    entry = ((manifest or {}).get("figures") or {}).get(figure)
+    return [str(d) for d in entry.get("differs", [])] if isinstance(entry, Mapping) else []
+
+
 def settings_note(flags: Mapping[str, bool] | None, figures: Sequence[Mapping[str, Any]], scale: str = "") -> str:
     """Whether a reference is at the paper's settings, in words, from :func:`paper_settings_flags`: every
     figure, none, or which not (by its title up to the dash); 'not recorded' when the manifest does not say."""
@@ -439,6 +446,7 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         fig["reference_b64"], fig["reference_size"] = embedded_png(ref_png) if ref_png else ("", (0, 0))
         fig["reference_label"] = ref_labels.get(fig["id"], "") if ref_png else ""
         fig["paper_settings"] = None if flags is None or fig["id"] not in flags else flags[fig["id"]]
+        fig["differs"] = _differs(manifest, fig["id"]) if fig["paper_settings"] is False else []
         ref_pdf = str(Path(ref_png).with_suffix(".pdf")) if ref_png else ""
         html_nb = notebooks.get(fig["id"], "")
         fig["links"] = {"png": _link(fig["image"], base), "pdf": _link(fig["pdf"], base),
