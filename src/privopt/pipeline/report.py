@@ -35,6 +35,7 @@ import yaml
 
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.pipeline.datasets import dataset
+from privopt.pipeline.figure_text import pdf_text_sizes, readable_width
 from privopt.pipeline.protocol import Finding
 from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
@@ -418,6 +419,18 @@ def _inline_rst(text: str) -> markupsafe.Markup:
     return markupsafe.Markup(re.sub(r"``(.+?)``", r"<code>\1</code>", html))
 
 
+def _text(pdf: str | Path) -> dict[str, Any]:
+    """A figure's smallest text (pt) and width (pt) from its PDF, and the width to show it at so that its text
+    reads at least :data:`privopt.pipeline.figure_text.MIN_PT` (``px``: 0 where there is no PDF to measure)."""
+    if not pdf or not Path(pdf).is_file():
+        return {"min_pt": "", "width_pt": "", "px": 0}
+    try:
+        size, width = pdf_text_sizes(pdf)
+    except ValueError:  # not a page matplotlib wrote: shown as it is, unmeasured (the browser test names it)
+        return {"min_pt": "", "width_pt": "", "px": 0}
+    return {"min_pt": f"{size:.3g}", "width_pt": f"{width:.1f}", "px": readable_width(size, width)}
+
+
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
                    reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
                    scale: str = "", ref_found: Sequence[Finding] | None = None,
@@ -442,12 +455,14 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
         fig["same"] = bool(ref_png) and same_picture(ref_png, fig["image"])
         fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
+        fig["text"] = _text(fig["pdf"])
         fig["reference_image"] = ref_png or ""
         fig["reference_b64"], fig["reference_size"] = embedded_png(ref_png) if ref_png else ("", (0, 0))
         fig["reference_label"] = ref_labels.get(fig["id"], "") if ref_png else ""
         fig["paper_settings"] = None if flags is None or fig["id"] not in flags else flags[fig["id"]]
         fig["differs"] = _differs(manifest, fig["id"]) if fig["paper_settings"] is False else []
         ref_pdf = str(Path(ref_png).with_suffix(".pdf")) if ref_png else ""
+        fig["reference_text"] = _text(ref_pdf) if ref_pdf else _text("")
         html_nb = notebooks.get(fig["id"], "")
         fig["links"] = {"png": _link(fig["image"], base), "pdf": _link(fig["pdf"], base),
                         "notebook": _link(html_nb, base) if html_nb else _link(fig["notebook"], base),
