@@ -112,6 +112,29 @@ def expected_first_screen(results: Path) -> tuple[list[str], list[tuple[str, str
     return papers, rows
 
 
+# Every figure image, all disclosures opened: its smallest text (pt, measured from its PDF by the report) as
+# shown, from the width it is displayed at.
+FIGURE_TEXT = r"""(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  return Array.from(document.images).filter(img => img.closest('section.figure')).map(img => {
+    const shown = img.getBoundingClientRect().width, pt = parseFloat(img.dataset.minPt), wide = parseFloat(img.dataset.widthPt);
+    return {alt: img.alt, shown, pt: (pt > 0 && wide > 0) ? pt * (shown / 96) / (wide / 72) : null};
+  });
+})()"""
+
+
+def figure_text(browser: str, page: Path) -> list[dict]:
+    with Chromium(browser, width=SCREEN[0], height=SCREEN[1]) as tab:
+        tab.open(page)
+        return tab.evaluate(FIGURE_TEXT)
+
+
+def small_figures(seen: list[dict], least: float = 8.0) -> list[str]:
+    """The figures whose smallest text reads below ``least`` pt where the report shows them, or unmeasured."""
+    return [f"{f['alt']}: " + ("not measured" if f["pt"] is None else f"{f['pt']:.1f} pt at {f['shown']:.0f} px")
+            for f in seen if f["pt"] is None or f["pt"] < least - 1e-6]
+
+
 _BASE64 = re.compile(r"data:image/[a-z+]+;base64,[A-Za-z0-9+/=\s]+")
 
 
@@ -183,6 +206,20 @@ def test_the_first_screen_check_catches_a_missing_line_a_claim_below_the_fold_an
     assert len(problems) == 4, problems
     assert "no verdict line for paper q" in problems[0] and "C1 ends at" in problems[1] and "below the first screen" in problems[1]
     assert "C2 is not listed with its statement" in problems[2] and "more than 25000" in problems[3]
+
+
+def test_the_text_size_check_measures_figures_at_the_width_they_are_shown(chromium, tmp_path):
+    dot = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    img = '<figure style="width:{w}px"><img style="width:100%" alt="{a}" src="{d}" {m}></figure>'
+    page = tmp_path / "figs.html"
+    measured = 'data-min-pt="8" data-width-pt="720"'  # 8 pt text in a 10-inch figure
+    page.write_text("<!doctype html><html><body><section class='figure'>"
+                    + img.format(w=960, a="full", d=dot, m=measured)  # shown 10 inches wide: 8 pt
+                    + "<details><summary>s</summary>" + img.format(w=480, a="half", d=dot, m=measured) + "</details>"
+                    + img.format(w=960, a="unmeasured", d=dot, m="") + "</section></body></html>")
+    seen = {f["alt"]: f for f in figure_text(chromium, page)}
+    assert seen["full"]["pt"] == pytest.approx(8.0) and seen["half"]["pt"] == pytest.approx(4.0)  # opened and measured
+    assert small_figures(list(seen.values())) == ["half: 4.0 pt at 480 px", "unmeasured: not measured"]
 
 
 def test_the_notebook_check_finds_a_machine_path_but_not_in_an_image(tmp_path):
@@ -290,6 +327,8 @@ def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cor
     for page in ("provenance.html", "audits.html"):
         other = inspect(chromium, report.with_name(page))
         assert other["problems"] == [] and other["dangling"] == [] and other["missing_files"] == [], (page, other)
+    # every figure, each disclosure opened, shown where its smallest text reads at least 8 pt
+    assert small_figures(figure_text(chromium, report)) == []
     # every figure's notebook rendered, none naming the run directory or the home directory
     notebooks = results / "notebooks"
     assert len(list(notebooks.rglob("*.html"))) == n_figures
