@@ -216,7 +216,7 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
     rows = re.findall(r'<tr class="open-claim"[^>]*>(.*?)</tr>', open_rows, re.S)
     assert [re.search(r'href="#[^"]+">([^<]+)<', r)[1] for r in rows] == ["F1.a", "F1.b", "F1.c"]  # not reproduced first
-    assert all("<td>s</td>" in r and "at paper scale" in r for r in rows)  # statement and the reference's value
+    assert all('<div class="clamp">s</div>' in r and "at paper scale" in r for r in rows)  # statement and the reference's value
     assert "10^7 rounds" in rows[2] and "decided against its threshold: against E[R]" in rows[1]
     # the provenance moved to its own page: core-hours, CPU, commit, changed modules
     assert "core-hours" not in html and "privopt.x" not in html
@@ -226,6 +226,10 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert fig1.count("<img") == 1 and "is the same picture" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
     assert "at the paper's settings" in fig1
+    # its claims folded under a line with the counts at both scales and the claims open at the reference scale
+    assert re.search(r'<details class="claims" id="p-fig1-claims"><summary><b>Claims of this figure</b>: 5 rows;\s+'
+                     r'reference scale <span[^>]*>2 / 2 / 1</span>, this run \(quick\) <span[^>]*>2 / 2 / 1</span>; '
+                     r'<b>open or failing at the reference scale: F1.a, F1.b, F1.c</b>', fig1), fig1[:3000]
     fig2 = html.split('id="p-fig2"', 1)[1]
     assert fig2.count("<img") == 2 and '<details class="this-run"><summary>This run\'s figure (scale quick)' in fig2
     assert "<b>not</b> at the paper's settings (e2: 5 runs (paper scale: 30))" in fig2

@@ -217,7 +217,7 @@ def attach_reference(claims: list[dict[str, Any]], reference: pd.DataFrame | Non
 
 
 #: what kind of reproduction a paper's figures are, by its declared kind
-KINDS = {"experimental": "its figures reproduced", "theory": "new figures illustrating its theorems (the paper has none)"}
+KINDS = {"experimental": "the paper's own figures", "theory": "new figures for its theorems (it has none)"}
 
 
 def paper_settings_flags(manifest: Mapping[str, Any] | None) -> dict[str, bool] | None:
@@ -482,6 +482,12 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         for reading in sorted(set(claims_table["reading"]))
     }
     anchors = {f["id"]: f["anchor"] for f in figures}
+    by_figure = {row["anchor"]: row for row in summary_rows(meta, claims_table, ref_claims)}
+    still_open = ref_claims if ref_claims is not None else claims_table
+    for fig in figures:
+        fig["summary"] = by_figure[fig["anchor"]]
+        mine = still_open[(still_open["figure"] == fig["id"]) & (still_open["verdict"] != REPRODUCED)] if len(still_open) else still_open
+        fig["open"] = list(dict.fromkeys(mine["claim"])) if len(mine) else []
 
     def sentences(found: Sequence[Finding], table: pd.DataFrame | None) -> list[dict[str, str]]:
         extra = verdict_findings(table) if table is not None else []
