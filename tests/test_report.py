@@ -227,9 +227,10 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     assert fig1.count("<img") == 1 and "is the same picture" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
     assert "at the paper's settings" in fig1
     # its claims folded under a line with the counts at both scales and the claims open at the reference scale
-    assert re.search(r'<details class="claims" id="p-fig1-claims"><summary><b>Claims of this figure</b>: 5 rows;\s+'
+    assert re.search(r'<details class="claims"><summary><b>Claims of this figure</b>: 5 rows;\s+'
                      r'reference scale <span[^>]*>2 / 2 / 1</span>, this run \(quick\) <span[^>]*>2 / 2 / 1</span>; '
-                     r'<b>open or failing at the reference scale: F1.a, F1.b, F1.c</b>', fig1), fig1[:3000]
+                     r'<b>open or failing at the reference scale: F1.a, F1.b, F1.c</b></summary>\s*<table class="wide claims" id="p-fig1-claims">',
+                     fig1), fig1[:3000]
     fig2 = html.split('id="p-fig2"', 1)[1]
     assert fig2.count("<img") == 2 and '<details class="this-run"><summary>This run\'s figure (scale quick)' in fig2
     assert "<b>not</b> at the paper's settings (e2: 5 runs (paper scale: 30))" in fig2

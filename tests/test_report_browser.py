@@ -326,6 +326,15 @@ def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cor
     screen = first_screen(chromium, report)
     assert first_screen_problems(screen, *expected_first_screen(results)) == []
     print(f"the report is {screen['height']} px tall at {SCREEN[0]} px")
+    # an open claim's link opens its figure's folded claims table at that table
+    if screen["rows"] and any(r["kind"] == "claim" for r in screen["rows"]):
+        with Chromium(chromium, width=SCREEN[0], height=SCREEN[1]) as tab:
+            tab.open(report)
+            target = tab.evaluate("(() => { const a = document.querySelector('tr.open-claim a[href^=\"#\"]'); a.click();"
+                                  " return a.getAttribute('href').slice(1); })()")
+            time.sleep(0.5)
+            assert tab.evaluate(f"document.getElementById({target!r}).closest('details').open") is True, target
+            assert abs(tab.evaluate(f"document.getElementById({target!r}).getBoundingClientRect().top")) < 2, target
     # the pages it links to load cleanly too
     for page in ("provenance.html", "audits.html"):
         other = inspect(chromium, report.with_name(page))
