@@ -224,7 +224,7 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     assert "2.5 core-hours on AMD EPYC" in prov and "fig1: privopt.x" in prov and "1 module (<code>snakemake verify_p</code>" in prov
     # a pair of the same picture is shown once; a different one behind a disclosure, each with its own label
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
-    assert fig1.count("<img") == 1 and "is the same picture" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
+    assert fig1.count("<img") == 1 and "shows the same data" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
     assert "at the paper's settings" in fig1
     # its claims folded under a line with the counts at both scales and the claims open at the reference scale
     assert re.search(r'<details class="claims"><summary><b>Claims of this figure</b>: 5 rows;\s+'
@@ -282,6 +282,21 @@ def test_same_picture_compares_pixels_not_bytes(tmp_path):
     assert not same_picture(tmp_path / "a.png", tmp_path / "c.png")
     Image.new("RGB", (20, 11), "white").save(tmp_path / "d.png")
     assert not same_picture(tmp_path / "a.png", tmp_path / "d.png")
+
+
+def test_same_tables_compares_a_figures_tables_with_the_references_row_for_row(tmp_path):
+    from privopt.pipeline.report import same_tables
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "ref" / "tables").mkdir(parents=True)
+    frame = pd.DataFrame({"t": [1, 2, 3], "regret": [0.5, 0.25, 0.125]})
+    frame.to_csv(tmp_path / "run" / "f.csv", index=False)
+    frame.to_csv(tmp_path / "ref" / "tables" / "f.csv", index=False)
+    assert same_tables([tmp_path / "run" / "f.csv"], tmp_path / "ref")
+    frame.assign(regret=[0.5, 0.25, 0.126]).to_csv(tmp_path / "ref" / "tables" / "f.csv", index=False)
+    assert not same_tables([tmp_path / "run" / "f.csv"], tmp_path / "ref")  # one value differs
+    assert not same_tables([tmp_path / "run" / "f.csv", tmp_path / "run" / "g.csv"], tmp_path / "ref")  # one absent
+    assert not same_tables([], tmp_path / "ref") and not same_tables([tmp_path / "run" / "f.csv"], "")
 
 
 def test_findings_on_the_reference_come_first_and_say_their_scale(tmp_path, monkeypatch):

@@ -42,7 +42,7 @@ from privopt.pipeline.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "reference_findings", "verdict_findings", "flatten_settings",
            "figure_settings", "summary_rows", "audit_rows", "glance_row", "open_claims", "paper_settings_flags",
-           "settings_note", "figure_scale_label", "same_picture", "attach_reference", "data_description", "embedded_png",
+           "settings_note", "figure_scale_label", "same_picture", "same_tables", "attach_reference", "data_description", "embedded_png",
            "fill_caption", "PAGES"]
 
 #: the pages :func:`render_report` writes, from the templates of the same name (``.j2`` added) beside the
@@ -344,6 +344,22 @@ def figure_scale_label(label: str, heads: Sequence[str], title: str) -> str:
     return "; ".join(mine)
 
 
+def same_tables(tables: Sequence[str | Path], folder: str | Path) -> bool:
+    """Whether each of a figure's tables (this run's) is, row for row, the table of the same name in the reference
+    folder ``folder`` (``<folder>/tables/<name>``): then the two figures show the same data (their scale stamps
+    differ).  False when there is no table, no folder or a table the reference lacks."""
+    if not tables or not folder:
+        return False
+    for table in tables:
+        theirs = Path(folder, "tables", Path(table).name)
+        if not Path(table).is_file() or not theirs.is_file():
+            return False
+        a, b = read_table(table), read_table(theirs)
+        if list(a.columns) != list(b.columns) or not a.reset_index(drop=True).equals(b.reset_index(drop=True)):
+            return False
+    return True
+
+
 def same_picture(a: str | Path, b: str | Path) -> bool:
     """Whether two PNGs show the same picture: the same size and the same pixels (flattened on white)."""
     from PIL import Image, ImageChops
@@ -453,7 +469,8 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         fig = dict(fig)
         fig["caption"] = _inline_rst(fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale}))
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
-        fig["same"] = bool(ref_png) and same_picture(ref_png, fig["image"])
+        fig["same"] = bool(ref_png) and (same_picture(ref_png, fig["image"])
+                                         or same_tables(fig["tables"], (about or {}).get("folder", "")))
         fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
         fig["text"] = _text(fig["pdf"])
         fig["reference_image"] = ref_png or ""
