@@ -143,12 +143,12 @@ def test_the_report_shows_each_data_set(tmp_path, monkeypatch):
     assert report.data_description({}) == report.data_description(None) == "no external data (simulated instances only)"
     out = tmp_path / "index.html"
     report.render_report(REPO / "paper/report.html.j2", {}, {}, data, "quick", out)
-    prov = out.read_text().split('id="provenance"', 1)[1]
+    prov = out.with_name("provenance.html").read_text()  # the provenance page beside the report
     for text in ("data set <code>uber</code>", "data set <code>other</code>", "/data/x.csv.gz", "e" * 64,
                  "the 99,997-record subset", "&lt;generated&gt;", ">40<"):
         assert text in prov, text
     report.render_report(REPO / "paper/report.html.j2", {}, {}, None, "quick", out)
-    assert "no paper reads downloaded data" in out.read_text()
+    assert "no paper reads downloaded data" in out.with_name("provenance.html").read_text()
 
 
 # ----------------------------------------------------------------------------- the toy data set

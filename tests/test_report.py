@@ -1,4 +1,5 @@
-"""privopt.pipeline.report: the summary, the findings, the per-figure settings and claims, the provenance (no browser)."""
+"""privopt.pipeline.report: the verdict first, the open claims, the summary at both scales, the findings, the per-figure
+settings and claims, the provenance and audits pages (no browser)."""
 
 from __future__ import annotations
 
@@ -97,31 +98,57 @@ def rendered(tmp_path, monkeypatch):
     return (tmp_path / "index.html").read_text()
 
 
-def test_the_report_starts_with_the_summary_and_findings_and_links_every_section(rendered):
+def test_the_report_opens_on_the_verdict_and_links_every_section_and_page(rendered):
     html = rendered
-    assert html.index('id="glance"') < html.index('id="summary"') < html.index('id="findings"') < html.index('id="contents"') < html.index('id="p"')
+    order = [html.index(f'id="{i}"') for i in ("contents", "verdict", "open", "summary", "findings", "p")]
+    assert order == sorted(order), order
     assert "PCG0 beats Random by 1.7 (2.3 SE)." in html and "Claim F1.a is reproduced for reading paper" in html
     ids = set(re.findall(r'id="([^"]+)"', html))
     links = set(re.findall(r'href="#([^"]+)"', html))
     assert links and links <= ids, links - ids
-    assert {"p-fig1", "p-fig1-claims", "p-fig2", "p-other", "p-other-claims", "provenance"} <= ids
+    assert {"p-fig1", "p-fig1-claims", "p-fig2", "p-other", "p-other-claims"} <= ids
+    # the pages the first screen links to are written beside the report, and link back
+    contents = html.split('id="contents"', 1)[1].split("</nav>", 1)[0]
+    for page in ("provenance.html", "audits.html"):
+        assert f'href="{page}' in contents and 'href="index.html' in Path(page).read_text()
+    # no reference: the open claims are this run's, and say so
+    open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
+    assert open_rows.count('<tr class="open-claim"') == 3 and "this run (quick); no reference yet" in open_rows
 
 
-def test_each_figure_has_its_caption_claims_and_settings_table(rendered):
+def test_each_figure_has_its_caption_at_its_scale_claims_and_settings_behind_a_disclosure(rendered):
     fig1 = rendered.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert "The original caption." in fig1 and "data:image/png;base64," in fig1
-    # the declared caption, its config values filled in, its inline markup as HTML, the rest escaped
+    # the declared caption, its config values filled in, its inline markup as HTML, the rest escaped, its scale said
     assert "Our <b>figure</b> &lt;i&gt;: m = 100 at scale quick." in fig1
+    assert "caption at this run's settings, scale quick" in fig1
     assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
-    assert "<details><summary>Raw YAML</summary>" in fig1
+    settings = fig1.split('<details class="settings">', 1)[1]
+    assert settings.startswith("<summary>Settings of this run (quick)") and "<details><summary>Raw YAML</summary>" in settings
 
 
-def test_provenance_lists_commit_packages_digests_date_scale_and_data(rendered):
-    prov = rendered.split('id="provenance"', 1)[1]
+def test_provenance_page_lists_commit_packages_digests_date_scale_and_data(rendered):
+    prov = Path("provenance.html").read_text()
+    assert 'id="provenance"' not in rendered and "numpy" not in rendered  # moved off the report
     for text in ("git commit", "packages", "numpy", "config digest", "date", "quick", "/data/x.csv.gz", "e" * 64,
-                 "99,997", "c" * 12, "a" * 12, "b" * 12, "d" * 12):
+                 "99,997", "c" * 12, "a" * 12, "b" * 12, "d" * 12, "No reference results yet"):
         assert text in prov, text
+
+
+def test_audits_page_holds_each_audit_beside_its_planted_bug(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    meta = _figures_and_claims()
+    rows = [{"audit": "A1", "paper": "p", "mechanism": "Laplace", "instance": "i", "relation": "r", "variant": v,
+             "bug": b, "claimed_eps": 1.0, "claimed_delta": 0.0, "eps_lb": lb, "exact_eps": 1.0, "samples": 300,
+             "result": res, "tightness": "loose", "tightness_note": "far"}
+            for v, b, lb, res in (("correct", "", 0.4, "pass"), ("planted", "no noise", 9.0, "caught"))]
+    pd.DataFrame(rows).to_csv("audits.csv", index=False)
+    render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html", audits="audits.csv",
+                  audit_settings={"samples": 300})
+    audits = Path("audits.html").read_text()
+    assert "A1" in audits and "no noise" in audits and "pass; planted: caught" in audits and "samples per input:\n300" in audits
+    assert "A1" not in Path("index.html").read_text()
 
 
 # ----------------------------------------------------------------------------- the reference beside this run
@@ -155,28 +182,161 @@ def test_the_first_screen_line_says_what_the_reference_shows(kind, verdicts, exp
     row = glance_row({"short": "P", "key": "p", "kind": kind}, mine, ref, {"label": "E: 1 point × 30 runs",
                                                                           "core_hours": 1.5, "changed_modules": {}})
     assert row["status"] == expected and row["label"] == "E: 1 point × 30 runs"
+    assert ("theorems" in row["kind_text"]) == (kind == "theory") and row["settings"] == "not recorded"
     assert row["this"][INCONCLUSIVE] == len(verdicts) and row["reference"][REPRODUCED] == verdicts.count(REPRODUCED)
     alone = glance_row({"short": "P", "key": "p", "kind": kind}, ref, None, None)
     assert alone["reference"] is None and "no reference yet" in alone["status"]
 
 
-def test_the_report_shows_the_reference_figure_beside_this_runs_and_both_verdicts(tmp_path, monkeypatch):
+def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_with_its_statement(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     meta = _figures_and_claims()
-    Path("ref.png").write_bytes(PNG)
-    _claims(CLAIMS).assign(verdict=NOT_REPRODUCED, measured="at paper scale").to_csv("ref.csv", index=False)
-    Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs", "core_hours": 2.5, "commit": "a" * 40,
-                                              "changed_modules": {"fig1": ["privopt.x"]}, "cpu": "AMD EPYC"}))
+    other = Path("other.png")
+    from PIL import Image
+
+    Image.new("RGB", (4, 3), "red").save(other)
+    ref = _claims(CLAIMS).assign(measured="at paper scale")
+    ref.loc[ref["claim"] == "F1.c", "needs"] = "10^7 rounds"
+    ref.to_csv("ref.csv", index=False)
+    Path("refdir").mkdir()
+    Path("refdir/manifest.json").write_text(json.dumps({"figures": {"fig1": {"paper_settings": True, "differs": []},
+                                                                    "fig2": {"paper_settings": False, "differs": ["e2: 5 runs (paper scale: 30)"]}}}))
+    Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs; Fig. 2: 5 runs", "core_hours": 2.5,
+                                              "commit": "a" * 40, "changed_modules": {"fig1": ["privopt.x"]},
+                                              "cpu": "AMD EPYC", "scale": "paper", "folder": "refdir"}))
     render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html",
-                  references={"p": {"claims": "ref.csv", "about": "about.json", "figures": {"fig1": "ref.png"}}})
+                  references={"p": {"claims": "ref.csv", "about": "about.json",
+                                    "figures": {"fig1": meta["figures"][0]["image"], "fig2": str(other)},
+                                    "figure_labels": {"fig1": "Fig. 1: 30 runs", "fig2": "Fig. 2: 5 runs"}}})
     html = (tmp_path / "index.html").read_text()
-    glance = html.split('id="glance"', 1)[1].split('id="summary"', 1)[0]
-    assert "Fig. 1: 30 runs" in glance and "2.5 core-hours on AMD EPYC" in glance and "fig1: privopt.x" in glance
-    # the changed modules fold under one line (counted once over the experiments) that says how to check them
-    assert "1 module (<code>snakemake verify_p</code>" in glance and '<details class="changed">' in glance
+    verdict = html.split('id="verdict"', 1)[1].split("</section>", 1)[0]
+    # reference 3 / 2 / 1 (the CLAIMS rows), this run the same table; the settings flag read from the manifest
+    assert verdict.count('<tr class="paper-line"') == 1 and verdict.count("3 / 2 / 1") == 2
+    assert "yes, except Figure 2" in verdict and "new figures" not in verdict
+    open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
+    rows = re.findall(r'<tr class="open-claim"[^>]*>(.*?)</tr>', open_rows, re.S)
+    assert [re.search(r'href="#[^"]+">([^<]+)<', r)[1] for r in rows] == ["F1.a", "F1.b", "F1.c"]  # not reproduced first
+    assert all('<div class="clamp">s</div>' in r and "at paper scale" in r for r in rows)  # statement and the reference's value
+    assert "10^7 rounds" in rows[2] and "decided against its threshold: against E[R]" in rows[1]
+    # the provenance moved to its own page: core-hours, CPU, commit, changed modules
+    assert "core-hours" not in html and "privopt.x" not in html
+    prov = Path("provenance.html").read_text()
+    assert "2.5 core-hours on AMD EPYC" in prov and "fig1: privopt.x" in prov and "1 module (<code>snakemake verify_p</code>" in prov
+    # a pair of the same picture is shown once; a different one behind a disclosure, each with its own label
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
-    assert "Reference scale: Fig. 1: 30 runs" in fig1 and 'href="ref.png"' in fig1 and "This run: scale quick" in fig1
-    assert fig1.count("at paper scale") == 5 and "no external data" in html
+    assert fig1.count("<img") == 1 and "shows the same data" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
+    assert "at the paper's settings" in fig1
+    # its claims folded under a line with the counts at both scales and the claims open at the reference scale
+    assert re.search(r'<details class="claims"><summary><b>Claims of this figure</b>: 5 rows;\s+'
+                     r'reference scale <span[^>]*>2 / 2 / 1</span>, this run \(quick\) <span[^>]*>2 / 2 / 1</span>; '
+                     r'<b>open or failing at the reference scale: F1.a, F1.b, F1.c</b></summary>\s*<table class="wide claims" id="p-fig1-claims">',
+                     fig1), fig1[:3000]
+    fig2 = html.split('id="p-fig2"', 1)[1]
+    assert fig2.count("<img") == 2 and '<details class="this-run"><summary>This run\'s figure (scale quick)' in fig2
+    assert "<b>not</b> at the paper's settings (e2: 5 runs (paper scale: 30))" in fig2
+    assert "Figure 2 — y: e2: 5 runs (paper scale: 30)" in prov
+    summary = html.split('id="summary"', 1)[1].split("</section>", 1)[0]
+    assert summary.count("2 / 2 / 1") == 2 and "this run (quick)" in summary
+
+
+@pytest.mark.parametrize("manifest, expected", [
+    (None, "not recorded"),
+    ({}, "not recorded"),
+    ({"paper_settings": {"fig1": True, "fig2": True}}, "yes, every figure"),
+    ({"figures": {"fig1": {"paper_settings": True}, "fig2": {"paper_settings": False}}}, "yes, except Figure 2"),
+    ({"paper_settings": {"fig1": False, "fig2": False}}, "no figure"),
+    ({"paper_settings": {"fig1": True}}, "yes, 1 of 2 figures recorded"),
+])
+def test_whether_a_reference_is_at_the_papers_settings_comes_from_its_manifest(manifest, expected):
+    from privopt.pipeline.report import paper_settings_flags, settings_note
+
+    figures = [{"id": "fig1", "title": "Figure 1 — x"}, {"id": "fig2", "title": "Figure 2 — y"}]
+    assert settings_note(paper_settings_flags(manifest), figures) == expected
+
+
+def test_a_figure_gets_the_part_of_the_reference_description_about_it():
+    from privopt.pipeline.report import figure_scale_label
+
+    generic = "P E1 (runs): 12 points × 400 runs; P E2: 10 points × 400 runs"
+    assert figure_scale_label(generic, ["P E2"], "Figure 2 — y") == "P E2: 10 points × 400 runs"
+    named = "Figs. 2–3: 100 runs on 10^5-round runs; Fig. 4: 30 runs on prefixes; Fig. 4c: 30 runs; Fig. 5: 5 gaps"
+    assert figure_scale_label(named, ["S Fig. 4 (Exp. 2)"], "Figure 3 — regret vs d") == "Figs. 2–3: 100 runs on 10^5-round runs"
+    assert figure_scale_label(named, [], "Figure 4 — private variants") == "Fig. 4: 30 runs on prefixes"
+    assert figure_scale_label(named, [], "Figure 4c (new) — per counter") == "Fig. 4c: 30 runs"
+    assert figure_scale_label(named, [], "Figure 1 — decision set") == ""
+    assert figure_scale_label(generic, [], "ST-0 — error") == ""
+
+
+def test_same_picture_compares_pixels_not_bytes(tmp_path):
+    from PIL import Image
+
+    from privopt.pipeline.report import same_picture
+
+    im = Image.new("RGB", (20, 10), "white")
+    im.save(tmp_path / "a.png")
+    im.save(tmp_path / "b.png", optimize=True, compress_level=1)  # other bytes, same pixels
+    im.putpixel((3, 4), (0, 0, 0))
+    im.save(tmp_path / "c.png")
+    assert (tmp_path / "a.png").read_bytes() != (tmp_path / "b.png").read_bytes()
+    assert same_picture(tmp_path / "a.png", tmp_path / "b.png")
+    assert not same_picture(tmp_path / "a.png", tmp_path / "c.png")
+    Image.new("RGB", (20, 11), "white").save(tmp_path / "d.png")
+    assert not same_picture(tmp_path / "a.png", tmp_path / "d.png")
+
+
+def test_same_tables_compares_a_figures_tables_with_the_references_row_for_row(tmp_path):
+    from privopt.pipeline.report import same_tables
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "ref" / "tables").mkdir(parents=True)
+    frame = pd.DataFrame({"t": [1, 2, 3], "regret": [0.5, 0.25, 0.125]})
+    frame.to_csv(tmp_path / "run" / "f.csv", index=False)
+    frame.to_csv(tmp_path / "ref" / "tables" / "f.csv", index=False)
+    assert same_tables([tmp_path / "run" / "f.csv"], tmp_path / "ref")
+    frame.assign(regret=[0.5, 0.25, 0.126]).to_csv(tmp_path / "ref" / "tables" / "f.csv", index=False)
+    assert not same_tables([tmp_path / "run" / "f.csv"], tmp_path / "ref")  # one value differs
+    assert not same_tables([tmp_path / "run" / "f.csv", tmp_path / "run" / "g.csv"], tmp_path / "ref")  # one absent
+    assert not same_tables([], tmp_path / "ref") and not same_tables([tmp_path / "run" / "f.csv"], "")
+
+
+def test_findings_on_the_reference_come_first_and_say_their_scale(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    meta = _figures_and_claims()
+    _claims(CLAIMS).to_csv("ref.csv", index=False)
+    Path("about.json").write_text(json.dumps({"label": "L", "scale": "paper", "changed_modules": {}}))
+    render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html",
+                  findings={"p": [Finding("Run sentence.", figure="fig1")]},
+                  references={"p": {"claims": "ref.csv", "about": "about.json", "figures": {}}},
+                  reference_found={"p": [Finding("Reference sentence.", figure="fig1")]})
+    found = Path("index.html").read_text().split('id="findings"', 1)[1].split("</section>", 1)[0]
+    assert found.index("At the reference scale</b> (paper)") < found.index("Reference sentence.") \
+        < found.index("At this run's scale</b> (quick)") < found.index("Run sentence.")
+
+
+def test_findings_on_a_reference_that_lacks_a_table_say_so(tmp_path, monkeypatch):
+    import privopt.pipeline.reference as reference
+    import privopt.pipeline.registry as registry
+    from privopt.pipeline.report import reference_findings
+
+    class Stub:
+        def find(self, tables, claims, settings):
+            return [Finding(f"{len(claims)} rows, setting {settings['k']}.")] if "t" in tables else tables["t"]
+
+        def settings(self, section):
+            return {"k": section["k"]}
+
+        inputs = ("t",)
+
+    monkeypatch.setattr(registry, "paper", lambda key: type("P", (), {"claims": Stub()})())
+    monkeypatch.setattr(reference, "read_manifest", lambda folder: {"config": {"k": 7}})
+    tables = {"t": pd.DataFrame()}
+    monkeypatch.setattr(reference, "reference_tables", lambda folder, paper, stems: tables)
+    _claims(CLAIMS).to_csv(tmp_path / "ref.csv", index=False)
+    (tmp_path / "about.json").write_text(json.dumps({"folder": "reference/p"}))
+    refs = {"p": {"claims": str(tmp_path / "ref.csv"), "about": str(tmp_path / "about.json")}}
+    assert [f.text for f in reference_findings({"p": {}, "q": {}}, refs)["p"]] == ["6 rows, setting 7."]
+    tables.clear()
+    assert [f.text for f in reference_findings({"p": {}}, refs)["p"]] == ["No findings on the reference: it lacks 't' (in reference/p)."]
 
 
 # ----------------------------------------------------------------------------- figures: links and size

@@ -209,7 +209,7 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert (audits.loc[audits["variant"] == "correct", "result"] == "pass").all()  # no violation, even on few samples
     html = (work / f"{SMOKE}/paper/index.html").read_text()
     assert "Original caption" in html and "F1.c" in html and "data:image/png;base64," in html
-    assert "Privacy audits" in html and "tree_wishart" in html
+    assert "Privacy audits" in html and "tree_wishart" in (work / f"{SMOKE}/paper/audits.html").read_text()
     assert "The Laplace mechanism for a mean" in html  # the toy paper's section
     # Readable by others (a web server, a colleague on a shared file system), not 0600.
     assert (work / f"{SMOKE}/paper/index.html").stat().st_mode & stat.S_IROTH
@@ -254,13 +254,13 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     base = ["--configfile", "config/smoke.yaml", *data_config()]
     assert planned_jobs(snakemake(work, "-n", *base)) == {}
 
-    # Editing a figure notebook reruns that figure (and the report that embeds it), nothing else.
+    # Editing a figure notebook reruns that figure (its rendered notebook and the report that embeds it), nothing else.
     nb = work / "workflow/notebooks/toy_fig1.py.ipynb"
     text, stamp = nb.read_text(), nb.stat()
     doc = json.loads(text)
     doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
     nb.write_text(json.dumps(doc, indent=1))
-    assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "report_html": 1, "all": 1}
+    assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "notebook_html": 1, "report_html": 1, "all": 1}
     nb.write_text(text)
     os.utime(nb, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # Snakemake reruns a notebook by its mtime
 

@@ -1,5 +1,53 @@
 # The reproduction report: paper/report.html.j2 is its source, results/<scale>/paper/index.html is
-# rendered from every registered paper's figures, tables and claims of that scale.
+# rendered from every registered paper's figures, tables and claims of that scale, with its provenance and
+# privacy-audit pages beside it (paper/provenance.html.j2, paper/audits.html.j2) and each figure's executed
+# notebook rendered to HTML under results/<scale>/notebooks/.
+
+
+def notebook_html_file(paper, figure_id):
+    return paper.notebook_page(figure_id, RESULTS)
+
+
+def all_notebook_html():
+    return {key: {f.id: notebook_html_file(p, f.id) for f in p.figures} for key, p in PAPERS.items()}
+
+
+def reference_figure_labels(paper):
+    """Per reference figure, the part of the reference's description that is about it."""
+    from privopt.pipeline.report import figure_scale_label
+
+    label = reference_manifest(paper).get("label", "")
+    exp_labels = {e.name: e.label for e in paper.experiments}
+    return {f.id: figure_scale_label(label, [exp_labels[paper.table_owner(s)[0].name] for s in f.inputs.values()], f.title)
+            for f in reference_figures(paper)}
+
+
+def report_references():
+    out = reference_report_inputs()
+    return {key: {**ref, "figure_labels": reference_figure_labels(PAPERS[key])} for key, ref in out.items()}
+
+
+rule notebook_html:
+    """One figure's executed notebook (the log of its plot rule) as an HTML page, without Snakemake's job
+    cell and machine paths."""
+    localrule: True
+    input:
+        png=lambda w: PAPERS[w.paper].figure_files(w.figure, RESULTS)["png"],
+    output:
+        f"{RESULTS}/notebooks/{{paper}}/{{figure}}.html",
+    params:
+        executed=lambda w: PAPERS[w.paper].executed_notebook(w.figure, LOGS),
+        title=lambda w: next(f.title for f in PAPERS[w.paper].figures if f.id == w.figure),
+        code=digest("privopt.pipeline.notebook_html:render_notebook_html"),
+    wildcard_constraints:
+        paper="|".join(PAPERS),
+        figure=r"[A-Za-z0-9_]+",
+    conda:
+        "../envs/privopt.yaml"
+    log:
+        f"{LOGS}/report/notebooks/{{paper}}/{{figure}}.log",
+    script:
+        "../../scripts/render_notebook.py"
 
 
 rule privacy_audit:
@@ -24,11 +72,15 @@ rule privacy_audit:
 
 
 rule report_html:
-    """Render the reproduction report: summary, findings, figures beside their original captions with their
-    claims and settings, privacy audits, provenance (data source, software, each table's record)."""
+    """Render the reproduction report: the verdict per paper and the open claims, summary, findings, figures
+    with their captions, claims and settings; beside it the provenance page (references, data source,
+    software, each table's record) and the privacy audits page."""
     localrule: True
     input:
         template="paper/report.html.j2",
+        pages=["paper/_base.html.j2", "paper/provenance.html.j2", "paper/audits.html.j2"],
+        notebooks=[f for figs in all_notebook_html().values() for f in figs.values()],
+        manifests=[f"{reference_folder(p)}/manifest.json" for p in PAPERS.values() if reference_exists(p)],
         provenance=data_provenance(DATASETS),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
@@ -39,6 +91,8 @@ rule report_html:
         references=reference_report_files(),
     output:
         f"{RESULTS}/paper/index.html",
+        f"{RESULTS}/paper/provenance.html",
+        f"{RESULTS}/paper/audits.html",
     params:
         # Only what the report shows, so an unrelated config edit does not rerun it.
         settings={key: config[key] for key in PAPERS},
@@ -49,8 +103,9 @@ rule report_html:
         # what each paper's findings read besides its tables, and the code that computes them
         claims_settings={key: paper.claims.settings(config[key]) for key, paper in PAPERS.items()},
         # each paper's reference results (reference/<paper>/): its claims, what it is, its figures
-        references=reference_report_inputs(),
-        code=digest("privopt.pipeline.report:render_report", *(paper.claims.findings_ref for paper in PAPERS.values()),
+        references=report_references(),
+        notebooks=all_notebook_html(),
+        code=digest("privopt.pipeline.report:render_report", "privopt.pipeline.report:reference_findings", *(paper.claims.findings_ref for paper in PAPERS.values()),
                     *(f"privopt.datasets.{name}:DATASET" for name in DATASETS)),
     conda:
         "../envs/privopt.yaml"

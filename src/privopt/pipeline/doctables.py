@@ -55,16 +55,14 @@ def papers_table(papers: Mapping[str, Paper], root: Path) -> str:
 
 
 def figures_table(papers: Mapping[str, Paper], scale: str = README_SCALE) -> str:
-    """The README's figure table: per figure its target rule, notebook, executed notebook and output files; per
+    """The README's figure table: per figure its target rule, executed notebook (rendered) and output files; per
     paper the target that makes every figure and the claims; then the rules every paper shares."""
     root = f"results/{scale}"
-    lines = ["| figure | target rule | notebook (source · executed) | output |", "| --- | --- | --- | --- |"]
+    lines = ["| figure | target rule | executed notebook | output |", "| --- | --- | --- | --- |"]
     for key, p in in_order(papers):
         for f in p.figures:
-            source = p.notebook(f.id)
-            executed = p.executed_notebook(f.id, logs=f"logs/{scale}")
             out = p.figure_files(f.id, root)["png"].removesuffix(".png")
-            lines.append(f"| {p.short}: {f.title} | `{key}_{f.id}` | `{source}` · `{executed}` | `{out}.{{pdf,png}}` |")
+            lines.append(f"| {p.short}: {f.title} | `{key}_{f.id}` | `{p.notebook_page(f.id, root)}` | `{out}.{{pdf,png}}` |")
         audits = " and its privacy audits" if p.audits else ""
         lines.append(f"| {p.short}: every figure, the claims{audits} | `{key}` | — | `{p.claims_file_at(root)}` |")
     lines.append(f"| privacy audits of every mechanism (ε lower bounds on neighbouring inputs, each with a planted bug; "

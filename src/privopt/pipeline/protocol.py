@@ -485,6 +485,10 @@ class Paper:
     def executed_notebook(self, fid: str, logs: str = "logs") -> str:
         return f"{logs}/notebooks/{self.key}_{fid}.ipynb"
 
+    def notebook_page(self, fid: str, root: str = RESULTS) -> str:
+        """The executed notebook rendered to HTML for reading (no job cell, no machine path)."""
+        return f"{root}/notebooks/{self.key}/{fid}.html"
+
     def caption(self, name: str, folder: str = CAPTIONS) -> str:
         """The file of the ``snakemake --report`` caption of a figure (or of ``claims``), generated from the
         declaration (:meth:`caption_text`, :func:`privopt.pipeline.captions.write_captions`) into ``folder``."""

@@ -1,19 +1,19 @@
-"""The reproduction report: every paper's regenerated figures, original captions, settings and claims
-in one self-contained HTML page (images embedded), rendered from ``paper/report.html.j2``.
+"""The reproduction report: three self-contained HTML pages rendered from ``paper/*.html.j2``.
 
-What a reader sees first: one line per paper, its verdicts at the scale of its committed reference
-results (``reference/<paper>/``, the largest run done) beside this run's, and whether the paper is
-reproduced (experimental papers) or its theorems illustrated (theory papers); then a summary table (per
-paper and figure, the counts of reproduced / not reproduced / inconclusive claim rows, each linking to
-its section) and the *findings*, sentences
-computed from the tables (each paper's :meth:`privopt.pipeline.protocol.Claims.find`, plus, for every
-paper, the claims whose verdict differs between its rows: readings, or the sampled and exact
-references).  Then a table of contents; per figure the regenerated image (embedded at most
-:data:`EMBED_WIDTH` pixels wide, a link to the full-size PNG) beside its declared caption and the original
-caption, with links relative to the report to its PNG, PDF, executed notebook and tables; the figure's claims under it, and the settings its experiments read as a table (raw YAML behind a
-disclosure); the privacy audits; and the provenance (git commit, package versions, config digest,
-date, scale, each data set read with its source, digests and record count as its declaration shows them, and each table's own provenance record).  Nothing here
-names a paper: everything comes from the papers' declarations.
+``index.html`` (the report) opens on the *verdict*: one line per paper (what kind of reproduction it is,
+its verdict counts at the scale of its committed reference results, ``reference/<paper>/``, and at this
+run's scale, and whether the reference is at the paper's settings), then every claim that is not
+reproduced or is inconclusive at the reference scale, with its statement, measured value and what would
+decide it.  Then a summary table (per figure, the verdict counts at both scales), the *findings* (sentences
+computed from the tables by each paper's :meth:`privopt.pipeline.protocol.Claims.find`, plus the claims
+whose rows disagree) on the reference's tables first and on this run's, and per figure the figure (the
+reference's, with this run's behind a disclosure, or once where the two are the same picture), its captions,
+links to its PNG, PDF, rendered notebook and tables, its claims at both scales and its settings.
+
+``provenance.html``: per paper the reference's description (run, core-hours, commit, modules changed since)
+and this run's provenance (software, config digest, data sets, each table's record, every setting);
+``audits.html``: the privacy audits.  Every number says which scale it is.  Nothing here names a paper:
+everything comes from the papers' declarations and reference manifests.
 """
 
 from __future__ import annotations
@@ -35,12 +35,19 @@ import yaml
 
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.pipeline.datasets import dataset
+from privopt.pipeline.figure_text import pdf_text_sizes, readable_width
 from privopt.pipeline.protocol import Finding
 from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
 
-__all__ = ["render_report", "compute_findings", "verdict_findings", "flatten_settings", "figure_settings",
-           "summary_rows", "audit_rows", "glance_row", "attach_reference", "data_description", "embedded_png", "fill_caption"]
+__all__ = ["render_report", "compute_findings", "reference_findings", "verdict_findings", "flatten_settings",
+           "figure_settings", "summary_rows", "audit_rows", "glance_row", "open_claims", "paper_settings_flags",
+           "settings_note", "figure_scale_label", "same_picture", "same_tables", "attach_reference", "data_description", "embedded_png",
+           "fill_caption", "PAGES"]
+
+#: the pages :func:`render_report` writes, from the templates of the same name (``.j2`` added) beside the
+#: report's template: the report itself, then the pages its first screen links to
+PAGES = ("index.html", "provenance.html", "audits.html")
 
 VERDICT_ORDER = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE)
 
@@ -84,19 +91,28 @@ def _anchor(*parts: str) -> str:
     return "-".join(str(p).replace(" ", "-").replace(".", "-") for p in parts)
 
 
-def summary_rows(meta: Mapping[str, Any], claims: pd.DataFrame) -> list[dict[str, Any]]:
+def summary_rows(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.DataFrame | None = None
+                 ) -> list[dict[str, Any]]:
     """Per figure of the paper (then its claims about no declared figure): the counts of each verdict among
-    its claim rows and the anchor of its section."""
+    its claim rows of this run (``counts``) and of the reference (``reference``: None without one), and the
+    anchor of its section."""
     rows = []
     declared = [f["id"] for f in meta["figures"]]
     titles = {f["id"]: f["title"] for f in meta["figures"]}
-    others = sorted(set(claims["figure"]) - set(declared)) if len(claims) else []
+    seen = set(claims["figure"]) | (set(reference["figure"]) if reference is not None and len(reference) else set())
+    others = sorted(seen - set(declared))
+
+    def mine(table: pd.DataFrame, fid: str) -> pd.DataFrame:
+        if not len(table):
+            return table
+        return table[table["figure"].isin(others)] if fid == "other" else table[table["figure"] == fid]
+
     for fid in declared + (["other"] if others else []):
-        mine = claims[claims["figure"].isin(others)] if fid == "other" else claims[claims["figure"] == fid]
-        counts = mine["verdict"].value_counts()
+        here = mine(claims, fid)
         rows.append({"paper": meta["short"], "figure": titles.get(fid, "claims about no single figure"),
                      "anchor": _anchor(meta["key"], fid), "claims_anchor": _anchor(meta["key"], fid, "claims"),
-                     "counts": {v: int(counts.get(v, 0)) for v in VERDICT_ORDER}, "n": int(len(mine))})
+                     "counts": _counts(here), "n": int(len(here)),
+                     "reference": None if reference is None else _counts(mine(reference, fid))})
     return rows
 
 
@@ -131,6 +147,32 @@ def compute_findings(papers: Mapping[str, Mapping[str, Any]], claims_settings: M
         tables = {stem: read_table(path) for stem, path in meta["claims_tables"].items()}
         claims = pd.read_csv(meta["claims"], keep_default_na=False)
         found[key] = paper(key).claims.find(tables, claims, claims_settings.get(key, {}))
+    return found
+
+
+def reference_findings(papers: Mapping[str, Mapping[str, Any]], references: Mapping[str, Mapping[str, Any]]
+                       ) -> dict[str, list[Finding]]:
+    """Each paper's findings on its reference: :meth:`Claims.find` on the reference's tables (read and checked
+    against its manifest by :func:`privopt.pipeline.reference.reference_tables`), today's claims on them
+    (``references[key]["claims"]``) and the claims' settings of the reference's config.  A paper whose findings
+    cannot be computed on the reference (a table it lacks) gets one sentence saying so and why."""
+    from privopt.pipeline.reference import read_manifest, reference_tables
+    from privopt.pipeline.registry import paper
+
+    found: dict[str, list[Finding]] = {}
+    for key in papers:
+        ref = references.get(key)
+        if not ref:
+            continue
+        the_paper = paper(key)
+        folder = json.loads(Path(ref["about"]).read_text())["folder"]
+        manifest = read_manifest(folder)
+        tables = reference_tables(folder, the_paper, the_paper.claims.inputs)
+        claims = pd.read_csv(ref["claims"], keep_default_na=False)
+        try:
+            found[key] = the_paper.claims.find(tables, claims, the_paper.claims.settings(manifest["config"]))
+        except KeyError as exc:  # a table (or column) the reference does not hold
+            found[key] = [Finding(f"No findings on the reference: it lacks {exc} (in {folder}).")]
     return found
 
 
@@ -174,18 +216,67 @@ def attach_reference(claims: list[dict[str, Any]], reference: pd.DataFrame | Non
     return out
 
 
+#: what kind of reproduction a paper's figures are, by its declared kind
+KINDS = {"experimental": "the paper's own figures", "theory": "new figures for its theorems (it has none)"}
+
+
+def paper_settings_flags(manifest: Mapping[str, Any] | None) -> dict[str, bool] | None:
+    """Per figure id, whether the reference holds that figure at the paper's own settings, as the reference's
+    manifest records it: ``"paper_settings": {figure id: bool}`` or, per figure, ``"figures": {figure id:
+    {"paper_settings": bool}}``; None when the manifest records neither."""
+    if not manifest:
+        return None
+    flags = manifest.get("paper_settings")
+    if isinstance(flags, Mapping):
+        return {str(k): bool(v) for k, v in flags.items()}
+    figures = manifest.get("figures")
+    if isinstance(figures, Mapping):
+        found = {str(k): bool(v["paper_settings"]) for k, v in figures.items()
+                 if isinstance(v, Mapping) and "paper_settings" in v}
+        return found or None
+    return None
+
+
+def _differs(manifest: Mapping[str, Any] | None, figure: str) -> list[str]:
+    """How the reference's run of ``figure`` differs from the paper's settings, as its manifest says
+    (``"figures": {figure id: {"differs": [sentences]}}``); [] where it says nothing."""
+    entry = ((manifest or {}).get("figures") or {}).get(figure)
+    return [str(d) for d in entry.get("differs", [])] if isinstance(entry, Mapping) else []
+
+
+def settings_note(flags: Mapping[str, bool] | None, figures: Sequence[Mapping[str, Any]], scale: str = "") -> str:
+    """Whether a reference is at the paper's settings, in words, from :func:`paper_settings_flags`: every
+    figure, none, or which not (by its title up to the dash); 'not recorded' when the manifest does not say."""
+    if flags is None:
+        return f"not recorded (reference scale “{scale}”)" if scale else "not recorded"
+    titles = {f["id"]: str(f["title"]).split(" — ")[0] for f in figures}
+    known = [fid for fid in titles if fid in flags]
+    off = [fid for fid in known if not flags[fid]]
+    if not known:
+        return "not recorded for its figures"
+    if not off:
+        return "yes, every figure" if len(known) == len(titles) else f"yes, {len(known)} of {len(titles)} figures recorded"
+    if len(off) == len(known):
+        return "no figure"
+    return "yes, except " + ", ".join(titles[fid] for fid in off)
+
+
 def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.DataFrame | None,
-               about: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The report's first-screen line of a paper: this run's verdict counts, the reference's, and what the
-    reference says of the paper (reproduced / partly, or for a theory paper, its theorems illustrated)."""
-    row = {"paper": meta["short"], "key": meta["key"], "anchor": _anchor(meta["key"]), "kind": meta.get("kind", "experimental"),
-           "this": _counts(claims), "reference": None, "label": "", "core_hours": None, "changed": {}, "status": ""}
+               about: Mapping[str, Any] | None, flags: Mapping[str, bool] | None = None) -> dict[str, Any]:
+    """The report's first-screen line of a paper: what kind of reproduction it is, the reference's verdict
+    counts and this run's, whether the reference is at the paper's settings, and a sentence of what the
+    reference shows (reproduced / partly, or for a theory paper, its theorems illustrated)."""
+    kind = meta.get("kind", "experimental")
+    row = {"paper": meta["short"], "key": meta["key"], "anchor": _anchor(meta["key"]), "kind": kind,
+           "kind_text": KINDS.get(kind, kind), "this": _counts(claims), "reference": None, "label": "",
+           "core_hours": None, "changed": {}, "changed_all": [], "status": "",
+           "settings": settings_note(flags, meta.get("figures", []), (about or {}).get("scale", "")) if about else "no reference yet"}
     decided = reference if reference is not None else claims
     scale = "at the reference scale" if reference is not None else "at this run's scale (no reference yet)"
     counts = _counts(decided)
     failed = list(dict.fromkeys(decided.loc[decided["verdict"] == NOT_REPRODUCED, "claim"])) if len(decided) else []
     n = int(len(decided))
-    if row["kind"] == "theory":
+    if kind == "theory":
         status = f"Theorems illustrated: {counts[REPRODUCED]} of {n} predictions hold {scale}"
     elif failed:
         status = f"Partly reproduced {scale}: {counts[REPRODUCED]} of {n} claim rows"
@@ -200,10 +291,87 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
         row["reference"] = counts
     if about:
         changed = about.get("changed_modules", {})
-        row.update(label=about.get("label", ""), core_hours=about.get("core_hours"),
+        row.update(label=about.get("label", ""), core_hours=about.get("core_hours"), ref_scale=about.get("scale", ""),
                    changed=changed, changed_all=sorted(set().union(*changed.values())), written=about.get("written", ""),
                    ref_commit=(about.get("commit") or "")[:12], cpu=about.get("cpu", ""))
     return row
+
+
+def open_claims(meta: Mapping[str, Any], claims: pd.DataFrame, scale: str) -> list[dict[str, Any]]:
+    """The claim rows of ``claims`` that are not reproduced or inconclusive (the reference's, or this run's
+    where the paper has no reference: ``scale`` says which), not reproduced first: paper, claim, its
+    figure's title and anchor, statement, measured value and what would decide it (the row's *needs*, or
+    for a decided row its threshold)."""
+    titles = {f["id"]: f["title"] for f in meta["figures"]}
+    rows = []
+    for verdict in (NOT_REPRODUCED, INCONCLUSIVE):
+        for c in claims[claims["verdict"] == verdict].to_dict("records") if len(claims) else []:
+            fid = c["figure"] if c["figure"] in titles else "other"
+            needs = str(c.get("needs", "") or "")
+            rows.append({"paper": meta["short"], "key": meta["key"], "paper_anchor": _anchor(meta["key"]), "claim": c["claim"],
+                         "reading": c.get("reading", ""), "figure": titles.get(fid, "claims about no single figure"),
+                         "anchor": _anchor(meta["key"], fid, "claims"), "statement": c["statement"],
+                         "measured": c["measured"], "verdict": verdict, "scale": scale,
+                         "decide": needs if needs else (f"decided against its threshold: {c['threshold']}"
+                                                        if verdict == NOT_REPRODUCED else "")})
+    return rows
+
+
+def figure_scale_label(label: str, heads: Sequence[str], title: str) -> str:
+    """The parts of a reference's description (``label``: parts joined by '; ', each 'what: how much') that
+    are about one figure: a part whose 'what' is one of ``heads`` (the labels of the figure's experiments),
+    or names the figure by its number (the figure titled 'Figure 4 — …' in 'Fig. 4', 'Figs. 2–3' or
+    'Figs. 4, 5'); '' when none is."""
+    parts = [p.strip() for p in label.split("; ") if p.strip()]
+    mine = [p for p in parts if p.split(": ", 1)[0] in heads]
+    if mine:
+        return "; ".join(mine)
+    m = re.match(r"(?:Figure|Fig\.)\s*(\d+)(\w*)", title)
+    if not m:
+        return ""
+    number, suffix = int(m[1]), m[2]
+    for part in parts:
+        head = part.split(": ", 1)[0]
+        h = re.match(r"Figs?\.\s*([\d\w,–\- ]+)$", head)
+        if not h:
+            continue
+        named = set()
+        for token in re.split(r",\s*", h[1].strip()):
+            r = re.fullmatch(r"(\d+)\s*[–-]\s*(\d+)", token)
+            named |= {str(k) for k in range(int(r[1]), int(r[2]) + 1)} if r else {token.strip()}
+        if f"{number}{suffix}" in named:
+            mine.append(part)
+    return "; ".join(mine)
+
+
+def same_tables(tables: Sequence[str | Path], folder: str | Path) -> bool:
+    """Whether each of a figure's tables (this run's) is, row for row, the table of the same name in the reference
+    folder ``folder`` (``<folder>/tables/<name>``): then the two figures show the same data (their scale stamps
+    differ).  False when there is no table, no folder or a table the reference lacks."""
+    if not tables or not folder:
+        return False
+    for table in tables:
+        theirs = Path(folder, "tables", Path(table).name)
+        if not Path(table).is_file() or not theirs.is_file():
+            return False
+        a, b = read_table(table), read_table(theirs)
+        if list(a.columns) != list(b.columns) or not a.reset_index(drop=True).equals(b.reset_index(drop=True)):
+            return False
+    return True
+
+
+def same_picture(a: str | Path, b: str | Path) -> bool:
+    """Whether two PNGs show the same picture: the same size and the same pixels (flattened on white)."""
+    from PIL import Image, ImageChops
+
+    if Path(a).read_bytes() == Path(b).read_bytes():
+        return True
+    with Image.open(a) as ia, Image.open(b) as ib:
+        if ia.size != ib.size:
+            return False
+        flat = [Image.alpha_composite(Image.new("RGBA", im.size, "white"), im.convert("RGBA")).convert("RGB")
+                for im in (ia, ib)]
+    return ImageChops.difference(*flat).getbbox() is None
 
 
 def data_description(data: Mapping[str, Mapping[str, Any]] | None) -> str:
@@ -267,25 +435,54 @@ def _inline_rst(text: str) -> markupsafe.Markup:
     return markupsafe.Markup(re.sub(r"``(.+?)``", r"<code>\1</code>", html))
 
 
+def _text(pdf: str | Path) -> dict[str, Any]:
+    """A figure's smallest text (pt) and width (pt) from its PDF, and the width to show it at so that its text
+    reads at least :data:`privopt.pipeline.figure_text.MIN_PT` (``px``: 0 where there is no PDF to measure)."""
+    if not pdf or not Path(pdf).is_file():
+        return {"min_pt": "", "width_pt": "", "px": 0}
+    try:
+        size, width = pdf_text_sizes(pdf)
+    except ValueError:  # not a page matplotlib wrote: shown as it is, unmeasured (the browser test names it)
+        return {"min_pt": "", "width_pt": "", "px": 0}
+    return {"min_pt": f"{size:.3g}", "width_pt": f"{width:.1f}", "px": readable_width(size, width)}
+
+
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
                    reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
-                   scale: str = "") -> dict[str, Any]:
+                   scale: str = "", ref_found: Sequence[Finding] | None = None,
+                   notebooks: Mapping[str, str] | None = None) -> dict[str, Any]:
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
     about = json.loads(Path(reference["about"]).read_text()) if reference else None
+    if about is not None:  # what the page shows of it, each key there even where an older reference lacks it
+        about = {"scale": "", "label": "", "core_hours": None, "cpu": "", "written": "", "folder": "", **about}
+    manifest = None
+    if about and about.get("folder") and Path(about["folder"], "manifest.json").is_file():
+        manifest = json.loads(Path(about["folder"], "manifest.json").read_text())
+    flags = paper_settings_flags(manifest)
+    ref_labels = (reference or {}).get("figure_labels", {})
     claims = attach_reference(claims_table.to_dict("records"), ref_claims)
     declared = {f["id"] for f in meta["figures"]}
+    notebooks = notebooks or {}
     figures = []
     for fig in meta["figures"]:
         fig = dict(fig)
         fig["caption"] = _inline_rst(fill_caption(fig.get("caption", ""), {meta["key"]: settings, "scale": scale}))
-        fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
+        fig["same"] = bool(ref_png) and (same_picture(ref_png, fig["image"])
+                                         or same_tables(fig["tables"], (about or {}).get("folder", "")))
+        fig["image_b64"], fig["image_size"] = embedded_png(fig["image"])
+        fig["text"] = _text(fig["pdf"])
         fig["reference_image"] = ref_png or ""
         fig["reference_b64"], fig["reference_size"] = embedded_png(ref_png) if ref_png else ("", (0, 0))
+        fig["reference_label"] = ref_labels.get(fig["id"], "") if ref_png else ""
+        fig["paper_settings"] = None if flags is None or fig["id"] not in flags else flags[fig["id"]]
+        fig["differs"] = _differs(manifest, fig["id"]) if fig["paper_settings"] is False else []
         ref_pdf = str(Path(ref_png).with_suffix(".pdf")) if ref_png else ""
+        fig["reference_text"] = _text(ref_pdf) if ref_pdf else _text("")
+        html_nb = notebooks.get(fig["id"], "")
         fig["links"] = {"png": _link(fig["image"], base), "pdf": _link(fig["pdf"], base),
-                        "notebook": _link(fig["notebook"], base),
+                        "notebook": _link(html_nb, base) if html_nb else _link(fig["notebook"], base),
                         "tables": [(Path(t).name, _link(t, base)) for t in fig["tables"]],
                         "reference_png": _link(ref_png, base) if ref_png else "",
                         "reference_pdf": _link(ref_pdf, base) if ref_pdf and Path(ref_pdf).is_file() else ""}
@@ -302,14 +499,26 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         for reading in sorted(set(claims_table["reading"]))
     }
     anchors = {f["id"]: f["anchor"] for f in figures}
-    found = [{"text": f.text, "anchor": anchors.get(f.figure, _anchor(meta["key"]))} for f in
-             [*findings, *verdict_findings(claims_table)]]
+    by_figure = {row["anchor"]: row for row in summary_rows(meta, claims_table, ref_claims)}
+    still_open = ref_claims if ref_claims is not None else claims_table
+    for fig in figures:
+        fig["summary"] = by_figure[fig["anchor"]]
+        mine = still_open[(still_open["figure"] == fig["id"]) & (still_open["verdict"] != REPRODUCED)] if len(still_open) else still_open
+        fig["open"] = list(dict.fromkeys(mine["claim"])) if len(mine) else []
+
+    def sentences(found: Sequence[Finding], table: pd.DataFrame | None) -> list[dict[str, str]]:
+        extra = verdict_findings(table) if table is not None else []
+        return [{"text": f.text, "anchor": anchors.get(f.figure, _anchor(meta["key"]))} for f in [*found, *extra]]
+
+    open_scale = f"reference ({about.get('scale', '')})" if about else f"this run ({scale}); no reference yet"
     return {**meta, "figures": figures, "claims": claims, "verdict_counts": verdict_counts,
-            "glance": glance_row(meta, claims_table, ref_claims, about), "reference": about,
+            "glance": glance_row(meta, claims_table, ref_claims, about, flags), "reference": about,
+            "open": open_claims(meta, ref_claims if ref_claims is not None else claims_table, open_scale),
             "other_claims": [c for c in claims if c["figure"] not in declared],
             "other_anchor": _anchor(meta["key"], "other"), "other_claims_anchor": _anchor(meta["key"], "other", "claims"),
-            "summary": summary_rows(meta, claims_table), "findings": found, "records": _records(meta),
-            "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True),
+            "summary": summary_rows(meta, claims_table, ref_claims), "findings": sentences(findings, claims_table),
+            "reference_findings": sentences(ref_found or (), ref_claims) if reference else [],
+            "records": _records(meta), "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True),
             "settings_digest": config_digest(settings), "anchor": _anchor(meta["key"])}
 
 
@@ -351,28 +560,39 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
                   data: Mapping[str, Mapping[str, Any]] | None, scale: str, output: str | Path,
                   audits: str | Path | None = None, audit_settings: Mapping[str, Any] | None = None,
                   findings: Mapping[str, Sequence[Finding]] | None = None,
-                  references: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-    """Render ``template`` for ``papers`` (key → :meth:`privopt.pipeline.protocol.Paper.metadata`) with
-    their config sections ``settings``, the provenance record of each data set read (``data``: name → record of
-    :mod:`privopt.pipeline.datasets`; empty or None when no paper reads one), the
-    ``scale`` label, the privacy-audit table at ``audits`` and each paper's ``findings`` (see
-    :func:`compute_findings`), each paper's reference results ``references`` (key → ``{"claims": csv,
-    "about": json, "figures": {figure id: png}}``, for the papers that have one), and write it atomically to
-    ``output``."""
+                  references: Mapping[str, Mapping[str, Any]] | None = None,
+                  reference_found: Mapping[str, Sequence[Finding]] | None = None,
+                  notebooks: Mapping[str, Mapping[str, str]] | None = None) -> None:
+    """Render ``template`` (the report) and the other :data:`PAGES` beside it for ``papers`` (key →
+    :meth:`privopt.pipeline.protocol.Paper.metadata`) with their config sections ``settings``, the provenance
+    record of each data set read (``data``: name → record of :mod:`privopt.pipeline.datasets`; empty or None
+    when no paper reads one), the ``scale`` label, the privacy-audit table at ``audits``, each paper's
+    ``findings`` on this run's tables (see :func:`compute_findings`) and on its reference's
+    (``reference_found``: :func:`reference_findings`), each paper's reference results ``references`` (key →
+    ``{"claims": csv, "about": json, "figures": {figure id: png}, "figure_labels": {figure id: words}}``, for
+    the papers that have one) and each figure's rendered notebook (``notebooks``: key → {figure id: html}).
+    Writes ``output`` (the report) and the other pages into its folder, each atomically."""
     template = Path(template)
     findings = findings or {}
     references = references or {}
+    reference_found = reference_found or {}
+    notebooks = notebooks or {}
     base = Path(output).parent
-    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale)
+    context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale,
+                              reference_found.get(key), notebooks.get(key))
                for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     software = {**environment(), "rendered": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
     shown = {"scale": scale, **{key: settings[key] for key in papers}}
-    html = env.get_template(template.name).render(
-        papers=context, datasets=data_provenance_rows(data), scale=scale, software=software, audits=audit_table,
-        data=data_description(data),
-        audit_settings=audit_settings or {}, verdicts=VERDICT_ORDER, config_digest=config_digest(shown))
-    with atomic_path(output) as tmp:
-        tmp.write_text(html, encoding="utf-8")
+    pages = {"index": Path(output).name, "provenance": PAGES[1], "audits": PAGES[2]}
+    values = dict(papers=context, datasets=data_provenance_rows(data), scale=scale, software=software,
+                  audits=audit_table, data=data_description(data), audit_settings=audit_settings or {},
+                  verdicts=VERDICT_ORDER, config_digest=config_digest(shown), pages=pages,
+                  open_claims=[row for paper in context for row in paper["open"]])
+    for name, target in ((template.name, Path(output)), (PAGES[1] + ".j2", base / PAGES[1]),
+                         (PAGES[2] + ".j2", base / PAGES[2])):
+        html = env.get_template(name).render(**values)
+        with atomic_path(target) as tmp:
+            tmp.write_text(html, encoding="utf-8")
