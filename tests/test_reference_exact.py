@@ -36,7 +36,7 @@ def _paper() -> Paper:
                      seeds=lambda s: (s["runs"], 2), run="m:f", tables="m:f", table_files=(Table("t.csv"),))
     other = Experiment(name="g", label="G", points=lambda s: [{}], settings=lambda s, p: {"k": s["k"]},
                        seeds=lambda s: (s["runs"], 2), run="m:f", tables="m:f", table_files=(Table("u.csv"),))
-    return Paper(key="p", title="t", authors="a", venue="v", spec="s", short="P", experiments=(exp, other),
+    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp, other),
                  figures=(Figure("fig1", "F1", "", {"t": "t"}), Figure("fig2", "F2", "", {"u": "u"})),
                  claims=Claims(evaluate="m:f", inputs=("t",)))
 

@@ -80,7 +80,7 @@ rule report_html:
         template="paper/report.html.j2",
         pages=["paper/_base.html.j2", "paper/provenance.html.j2", "paper/audits.html.j2"],
         notebooks=[f for figs in all_notebook_html().values() for f in figs.values()],
-        manifests=[f"{reference_folder(p)}/manifest.json" for p in PAPERS.values() if reference_exists(p)],
+        manifests=[f for p in PAPERS.values() if reference_healthy(p) for f in reference_manifest_file(p)],
         provenance=data_provenance(DATASETS),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
