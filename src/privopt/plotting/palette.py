@@ -101,6 +101,9 @@ ALGORITHMS: dict[str, AlgoStyle] = {
     "smooth": _s("C4", "D", "-", "smooth binary"),
     # the path tree of Shariff & Sheffet (all m levels summed every round), the baseline of their Fig. 4c
     "path": _s("C5", "P", "-", "path tree (the paper's)"),
+    # Shariff & Sheffet's Gaussian variant with its node σ calibrated exactly to the paper's (ε, δ) (Fig. 4e)
+    "gaussian_exact": _s("C9", "v", "--", "Gaussian, σ calibrated exactly"),
+    "gaussian_exact_counter": _s("C3", "X", "--", "Gaussian, σ calibrated exactly + best counter"),
 }
 
 

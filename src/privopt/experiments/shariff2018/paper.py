@@ -252,10 +252,10 @@ PAPER = Paper(
                         '{{ snakemake.config["shariff2018"]["exp2e"]["deltas"] }} (one row each), constants for n = '
                         '{{ snakemake.config["shariff2018"]["exp2e"]["n"] }}; simulated rounds: '
                         '{{ snakemake.config["shariff2018"]["exp2e"]["n_rounds"] }} (null = n); Figure 4\'s seeds, so '
-                        "at δ = 0.1 the paper's and the non-private curves are Figure 4's.  Left columns: mean regret "
-                        "over time (log scale), band the 95 % bootstrap interval of the mean over the runs; right "
-                        "column: mean regret at the last round as a ratio to the paper calibration's, bars the 95 % "
-                        "paired-bootstrap interval over the runs, per gap.  Claims F4e.a–b."),
+                        "at δ = 0.1 the paper's and the non-private curves are Figure 4's.  One column per gap, two rows "
+                        "per δ: mean regret over time (log scale), band the 95 % bootstrap interval of the mean over "
+                        "the runs; below it, each variant's mean regret as a ratio to the paper calibration's at "
+                        "log-spaced rounds, bars the 95 % paired-bootstrap interval over the runs.  Claims F4e.a–b."),
                inputs={"table": "fig4e", "ratio": "fig4e_ratio"}),
         Figure("fig5", title="Figure 5 — final regret versus ρ_min, Wishart and Gaussian, several gaps",
                original_caption="Experiment 3 — Varying shift parameters with different sub-optimality gaps.",
