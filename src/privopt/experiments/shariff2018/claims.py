@@ -1027,7 +1027,8 @@ def _f4e_ratio(tables, role) -> list[Outcome]:
         est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
         text = (f"{reading}, t = {T:,}: mean regret {role}/gaussian = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
                 f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(paper['mean'])}")
-        details = (f"{n} runs; node σ {_fmt(r['sigma'])} against the paper's {_fmt(paper['sigma'])} (ratio "
+        what = "σ of the counter's seeds" if role == "gaussian_exact_counter" else "node σ"
+        details = (f"{n} runs; {what} {_fmt(r['sigma'])} against the paper's node σ {_fmt(paper['sigma'])} (ratio "
                    f"{paper['sigma'] / r['sigma']:.2f}), ρ_min {_fmt(r['rho_min'])} against {_fmt(paper['rho_min'])}"
                    + (f", counter {r['counter']}" if role == "gaussian_exact_counter" else "")
                    + f"; Cholesky fallbacks {int(r['pd_failures'])}")
