@@ -155,10 +155,10 @@ def test_the_exact_variant_with_a_counter_releases_that_counters_noise_at_the_ex
 
 
 def test_the_resolved_deltas_and_their_errors():
-    from privopt.experiments.shariff2018.exact import delta_label, resolve_delta
+    from privopt.experiments.shariff2018.exact import delta_name, resolve_delta
 
     assert resolve_delta("1/n", N_PAPER) == 1 / N_PAPER and resolve_delta(0.1, N_PAPER) == 0.1
-    assert delta_label(1 / N_PAPER, N_PAPER) == "1/n" and delta_label(0.1, N_PAPER) == "0.1"
+    assert delta_name(1 / N_PAPER) == "δ = 1/50,000,000" and delta_name(0.1) == "δ = 0.1"
     for bad in ("1/m", 0.0, 1.0):
         with pytest.raises(ValueError, match="delta must be"):
             resolve_delta(bad, N_PAPER)

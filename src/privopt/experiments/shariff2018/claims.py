@@ -56,6 +56,7 @@ from privopt.pipeline.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, Cl
 from privopt.pipeline.claims import fmt_sig as _fmt
 from privopt.pipeline.protocol import Finding
 from privopt.experiments.shariff2018 import runs
+from privopt.experiments.shariff2018.exact import delta_name
 from privopt.experiments.shariff2018.tables import bootstrap_slope_ci, ols_slope
 from privopt.pipeline.stats import spearman as _spearman
 from privopt.pipeline.stats import welch_p as _welch
@@ -1005,19 +1006,13 @@ F4E_WHAT = {"gaussian_exact": "σ calibrated exactly, the paper's path tree",
             "gaussian_exact_counter": "σ calibrated exactly, with the best counter of Figure 4c"}
 
 
-def _delta_text(delta: float) -> str:
-    """δ as a reading names it: below 10^-6 as one over an integer (δ = 1/n is 1/50,000,000 at the paper's n),
-    else as a number (δ = 0.1)."""
-    return f"δ = 1/{1 / delta:,.0f}" if delta < 1e-6 else f"δ = {delta:g}"
-
-
 def _f4e_ratio(tables, role) -> list[Outcome]:
     t = tables["fig4e_ratio"]
     out = []
     for (gap, delta), g in t.groupby(["gap", "delta"], sort=True):
         T = int(g["t"].max())
         at = g[g["t"] == T].set_index("variant")
-        reading = f"Δ = {gap:g}, {_delta_text(delta)}"
+        reading = f"Δ = {gap:g}, {delta_name(delta)}"
         if role not in at.index or "gaussian" not in at.index:
             out.append(Outcome(f"{reading}: the {role} or paper-calibrated runs are missing", None, reading=reading,
                                needs=f"the {role} and gaussian runs"))
@@ -1074,7 +1069,7 @@ def _f4e_finding(t: pd.DataFrame) -> Finding | None:
                            for v in ("gaussian_exact", "gaussian_exact_counter", "nonprivate") if v in at.index)
         sig = (f"σ {at.loc['gaussian', 'sigma']:.4g} → {at.loc['gaussian_exact', 'sigma']:.4g}"
                if "gaussian_exact" in at.index else "")
-        parts.append(f"Δ = {gap:g}, {_delta_text(delta)} ({sig}): {ratios}")
+        parts.append(f"Δ = {gap:g}, {delta_name(delta)} ({sig}): {ratios}")
     return Finding(f"Figure 4e (beyond the paper), at t = {T:,} ({int(last['n'].min())} runs): the Gaussian variant "
                    "with its node σ calibrated exactly to the paper's (ε, δ), as a ratio of mean regret to the paper's "
                    "calibration (95 % paired bootstrap): " + "; ".join(parts) + ".", figure="fig4e")

@@ -43,7 +43,7 @@ from privopt.experiments.shariff2018.counters import _ratio_rounds
 from privopt.experiments.shariff2018.runs import PAPER, seeds_for
 from privopt.pipeline.summary import N_BOOT, paired_ratio, seed_summary
 
-__all__ = ["ROLES", "BASELINE", "resolve_delta", "delta_label", "exp2e_variants", "exp2e_block", "exp2e_job",
+__all__ = ["ROLES", "BASELINE", "resolve_delta", "delta_name", "exp2e_variants", "exp2e_block", "exp2e_job",
            "exp2e_tables"]
 
 #: the roles of Figure 4e's variants, in the figure's order (palette names, privopt.plotting.palette)
@@ -66,9 +66,10 @@ def resolve_delta(delta: float | str, n: int) -> float:
     return delta
 
 
-def delta_label(delta: float, n: int) -> str:
-    """'1/n' where δ is one over the horizon, else δ in the shortest form (0.1)."""
-    return "1/n" if float(delta) == 1.0 / int(n) else f"{float(delta):g}"
+def delta_name(delta: float) -> str:
+    """δ as the figure and the claims name it: below 10^-6 as one over an integer ("δ = 1/50,000,000", the paper's
+    1/n), else as a number ("δ = 0.1")."""
+    return f"δ = 1/{1 / delta:,.0f}" if delta < 1e-6 else f"δ = {delta:g}"
 
 
 def exp2e_variants(n: int, d: int, eps: float, delta: float, counter: str = "honaker"):

@@ -7,6 +7,7 @@ import numpy as np
 
 from privopt import plotting as pp
 from privopt.experiments.shariff2018.counters import COUNTERS
+from privopt.experiments.shariff2018.exact import BASELINE, ROLES, delta_name
 
 __all__ = ["fig4c_panels", "fig4e_panels"]
 
@@ -40,17 +41,11 @@ def fig4c_panels(axes, table, ratio) -> None:
         ax.set_ylim(min(0.0, lo), max(1.1, ax.get_ylim()[1]))
 
 
-def _delta_name(delta: float) -> str:
-    return f"δ = 1/{1 / delta:,.0f}" if delta < 1e-6 else f"δ = {delta:g}"
-
-
 def fig4e_panels(axes, table, ratio) -> None:
     """Figure 4e: two rows per δ (``table["delta"]``, ascending), one column per gap.  Upper row: mean regret over t
     of each variant (log y), band the 95 % bootstrap interval of the mean over the runs; lower row: each variant's
     mean regret as a ratio to the paper calibration's at the recorded rounds of ``ratio`` (log–log), bars its 95 %
     paired-bootstrap interval, the variants side by side.  ``axes``: (2·#δ, #gaps)."""
-    from privopt.experiments.shariff2018.exact import BASELINE, ROLES
-
     gaps = sorted(table["gap"].unique())
     deltas = sorted(table["delta"].unique(), reverse=True)
     roles = [r for r in ROLES if r in set(table["variant"])]
@@ -64,7 +59,7 @@ def fig4e_panels(axes, table, ratio) -> None:
             for r in roles:
                 pp.curve(ax, sub[sub["variant"] == r], "t", lo="ci_lo", hi="ci_hi", algo=r,
                          label=pp.algo_style(r).label, ms=0)
-            ax.set(xlabel="round t", title=f"({next(panel)}) regret, Δ = {gap:g}, {_delta_name(delta)}")
+            ax.set(xlabel="round t", title=f"({next(panel)}) regret, Δ = {gap:g}, {delta_name(delta)}")
             ax = axes[2 * i + 1][j]
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -72,6 +67,6 @@ def fig4e_panels(axes, table, ratio) -> None:
             rt = ratio[(ratio["gap"] == gap) & (ratio["delta"] == delta)]
             for k, r in enumerate(others):
                 pp.ratio_points(ax, rt[rt["variant"] == r], "t", k, len(others), algo=r, step=10**0.025, ms=4)
-            ax.set(xlabel="round t", title=f"({next(panel)}) ratio to the paper's σ, Δ = {gap:g}, {_delta_name(delta)}")
+            ax.set(xlabel="round t", title=f"({next(panel)}) ratio to the paper's σ, Δ = {gap:g}, {delta_name(delta)}")
         axes[2 * i][0].set_ylabel("cumulative pseudo-regret")
         axes[2 * i + 1][0].set_ylabel("ratio (same ε, δ)")
