@@ -330,6 +330,36 @@ def _f4c_cases(cid, counter):
     ]
 
 
+def fig4e_case(ratio=(0.12, 0.10, 0.15), n=10, variants=("gaussian_exact", "gaussian_exact_counter")):
+    """Figure 4e's ratio table: every variant at (ratio, lo, hi) against the paper's calibration, at two rounds, both
+    gaps and both δ."""
+    def build():
+        rows = []
+        for gap in (0.0, 0.1):
+            for delta in (0.1, 2e-8):
+                for t in (100_000, 300_000):
+                    rows.append(dict(gap=gap, delta=delta, variant="gaussian", counter="path", t=t, n=n, mean=1e4,
+                                     ratio=1.0, ratio_lo=1.0, ratio_hi=1.0, sigma=153.3, rho_min=9e4, pd_failures=0))
+                    for v in variants:
+                        rows.append(dict(gap=gap, delta=delta, variant=v, counter="path", t=t, n=n, mean=1e4 * ratio[0],
+                                         ratio=ratio[0], ratio_lo=ratio[1], ratio_hi=ratio[2], sigma=11.3, rho_min=7e3,
+                                         pd_failures=0))
+        return {"fig4e_ratio": pd.DataFrame(rows)}, SH_SETTINGS
+    return build
+
+
+def _f4e_cases(cid, variant):
+    return [
+        Case(cid, R, fig4e_case(), measured=f"{variant}/gaussian = 0.120"),
+        Case(cid, NR, fig4e_case(ratio=(1.3, 1.1, 1.5)), measured="1.100 … 1.500"),
+        Case(cid, NE, fig4e_case(ratio=(0.9, 0.7, 1.1)), "straddle"),
+        Case(cid, NE, fig4e_case(n=6), "few-runs", measured="(6 runs)"),
+        Case(cid, NE, fig4e_case(variants=tuple(v for v in ("gaussian_exact", "gaussian_exact_counter") if v != variant)),
+             "no-variant", measured="runs are missing"),
+        Case(cid, NE, missing("fig4e_ratio"), "missing"),
+    ]
+
+
 EXP1_COLS = ["reward", "d", "seed", "t", "regret", "pd_failures"]
 FIG4_COLS = ["gap", "variant", "seed", "t", "regret", "pd_failures"]
 FIG5_COLS = ["mechanism", "gap", "rho_min", "seed", "t", "regret", "pd_failures"]
@@ -511,6 +541,9 @@ SH_CASES = [
     *_f4c_cases("F4c.a", "honaker"),
     *_f4c_cases("F4c.b", "smooth"),
     *_f4c_cases("F4c.c", "tree"),
+    # --- F4e.a–b (beyond the paper): σ calibrated exactly against the paper's calibration, paired interval
+    *_f4e_cases("F4e.a", "gaussian_exact"),
+    *_f4e_cases("F4e.b", "gaussian_exact_counter"),
 ]
 
 

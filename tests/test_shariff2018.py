@@ -406,7 +406,7 @@ def test_all_claims_on_no_tables_are_not_evaluated_in_declaration_order():
     rows = claims.evaluate({}, SETTINGS)
     assert [r.claim for r in rows] == claims.CLAIMS.ids == [
         "F1.a", "F2.a", "F2.b", "F2.c", "F3.a", "F3.b", "F4.a", "F4.b", "F4.c", "F4.d", "F4.e", "F4.f",
-        "F5.a", "F5.b", "F5.c", "F5.d", "F5.e", "S.1", "S.2", "F4c.a", "F4c.b", "F4c.c"]
+        "F5.a", "F5.b", "F5.c", "F5.d", "F5.e", "S.1", "S.2", "F4c.a", "F4c.b", "F4c.c", "F4e.a", "F4e.b"]
     assert {r.verdict for r in rows} == {INCONCLUSIVE} and {r.paper for r in rows} == {"shariff2018"}
 
 

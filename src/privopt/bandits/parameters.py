@@ -25,6 +25,7 @@ c (Eq. 4)              ρ_min − 4L̃²√(mk)·Δ₈                          
 Wishart shifted        shift −c; ρ'_min = 4L̃²√(mk)Δ₈, ρ'_max = 2ρ'_min,              §4.3
                        γ' = L̃·sqrt(√(mk)·Δ₂) (prop9) or γ·sqrt(ρ_min/ρ'_min) (claim20)
 Gaussian σ_noise       4·√m·L̃²·log(4/δ)/ε                                            §5.1
+  (exact, beyond)      smallest σ with δ_Gauss(ε; √m·L̃²/σ) ≤ δ (analytic Gaussian)  issue 39
 Υ                      σ_noise·sqrt(2m)·(4√d + 2 log(2n/α))                          §5.2
 Gaussian               shift +2Υ; ρ_min = Υ, ρ_max = 3Υ,                             §5.2
                        γ = σ_noise·sqrt(m/Υ)·Δ₂
@@ -55,6 +56,8 @@ __all__ = [
     "default_alpha",
     "wishart_df",
     "gaussian_node_sigma",
+    "gaussian_node_sigma_exact",
+    "CALIBRATIONS",
     "gaussian_upsilon",
     "nonprivate_params",
     "wishart_params",
@@ -74,6 +77,9 @@ K_RULES = ("paper", "authors_code")
 #: offered: its state grows with its band count, which would have to approach the horizon n = 5·10^7)
 BANDIT_COUNTERS = ("path", "tree", "honaker", "smooth")
 GAMMA_RULES = ("prop9", "claim20")
+#: how the Gaussian variant's node σ is calibrated to (ε, δ): the paper's formula (§5.1), or exactly, as the
+#: analytic Gaussian mechanism of the m node releases of one item (issue 39, beyond the paper)
+CALIBRATIONS = ("paper", "exact")
 
 
 @dataclass(frozen=True)
@@ -213,6 +219,19 @@ def gaussian_node_sigma(m: int, eps: float, delta: float, L_tilde_sq: float = 2.
     return 4.0 * math.sqrt(m) * L_tilde_sq * math.log(4.0 / delta) / eps
 
 
+def gaussian_node_sigma_exact(m: int, eps: float, delta: float, L_tilde_sq: float = 2.0) -> float:
+    """The smallest σ of each Gaussian node entry at which the paper's own privacy accounting holds exactly (issue
+    39, beyond the paper): one item enters m node sums, each changed by at most L̃² in Frobenius norm under the
+    paper's model (§4.2: i.i.d. N(0, σ²) per coordinate), so the m releases together are one Gaussian mechanism of
+    L2 sensitivity √m·L̃², calibrated by the analytic Gaussian mechanism (Balle & Wang 2018, exact δ(ε)):
+    11.28 at m = 27, ε = 1, δ = 0.1 against the paper's 153.34 (:func:`gaussian_node_sigma`)."""
+    from privopt.mechanisms.counting import analytic_gaussian_sigma
+
+    m = _check_int(m, "m")
+    eps, delta = _check_privacy(eps, delta)
+    return analytic_gaussian_sigma(math.sqrt(m) * float(L_tilde_sq), eps, delta)
+
+
 def gaussian_upsilon(sigma_noise: float, m: int, d: int, n: int, alpha: float) -> float:
     """Υ = σ_noise·sqrt(2m)·(4√d + 2·log(2n/α)) — operator-norm bound of N_t[:d,:d] (spec §5.2)."""
     return sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha))
@@ -317,7 +336,7 @@ def gaussian_counter(counter: str, n: int, d: int, sigma_path: float, eps: float
 
 def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alpha: float | None = None,
                     L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0, counter: str = "path",
-                    name: str | None = None) -> VariantParams:
+                    calibration: str = "paper", name: str | None = None) -> VariantParams:
     """Gaussian variant (spec §5): symmetric N(0, σ²_noise) nodes, shift +2Υ, ρ_min = Υ, ρ_max = 3Υ,
     γ = s·(√d + sqrt(2 log(2n/α)))/√Υ (Prop. 11, equality form), with s the standard deviation of an off-diagonal
     entry of the released noise and Υ = √2·s·(4√d + 2 log(2n/α)).
@@ -326,12 +345,22 @@ def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alp
     (:data:`BANDIT_COUNTERS`, issue 27, beyond the paper) makes the release from the same kind of nodes at the
     same privacy (:func:`gaussian_counter`; ``sigma_noise`` is then its seed σ_c), and s is the worst case over
     the horizon, max_{t ≤ n} sqrt(Var N_ij(t)) (docs/continual-counting.md §3: Υ, the shift and ρ_min/ρ_max
-    scale with s, γ with √s)."""
+    scale with s, γ with √s).
+
+    ``calibration="exact"`` (:data:`CALIBRATIONS`; issue 39, beyond the paper): the path tree's node σ is
+    :func:`gaussian_node_sigma_exact` instead of the paper's formula, and every bound above follows it by the same
+    derivation (Υ, the shift and ρ_min/ρ_max ∝ σ, γ ∝ √σ); a counter is then calibrated from that σ as from the
+    paper's.  The name gets ``_exact`` (``gaussian_exact``, ``gaussian_exact_honaker``), the extras the paper's σ."""
     n, d, alpha = _common(n, d, alpha)
     eps, delta = _check_privacy(eps, delta)
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
     m = tree_levels(n)
     sn = gaussian_node_sigma(m, eps, delta, L_tilde_sq)
     extras = {}
+    if calibration == "exact":
+        extras = {"calibration": "exact", "sigma_paper": sn}
+        sn = gaussian_node_sigma_exact(m, eps, delta, L_tilde_sq)
     if counter == "path":
         ups = gaussian_upsilon(sn, m, d, n, alpha)
     else:
@@ -340,13 +369,14 @@ def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alp
         c = gaussian_counter(counter, n, d, sn, eps, delta)
         entry_sd = math.sqrt(peak_variance(c))
         ups = math.sqrt(2.0) * entry_sd * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha))
-        extras = {"sigma_path": sn, "entry_sd": entry_sd}
+        extras = {**extras, "sigma_path": sn, "entry_sd": entry_sd}
         sn = c.scale
     d2 = math.sqrt(d) + math.sqrt(2.0 * math.log(2.0 * n / alpha))
     # the path's γ in the paper's form σ_noise·sqrt(m/Υ)·Δ₂ (the same number as before, to the last bit)
     gamma = sn * math.sqrt(m / ups) * d2 if counter == "path" else entry_sd * d2 / math.sqrt(ups)
     gamma_loose = math.sqrt(m * L_tilde_sq * (math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha)) / (math.sqrt(2.0) * eps))
-    return VariantParams(name=name or ("gaussian" if counter == "path" else f"gaussian_{counter}"),
+    label = "gaussian" + ("_exact" if calibration == "exact" else "") + ("" if counter == "path" else f"_{counter}")
+    return VariantParams(name=name or label,
                          mechanism="gaussian", n=n, d=d, m=m, alpha=alpha, shift=2.0 * ups,
                          rho_min=ups, rho_max=3.0 * ups, gamma=gamma, sigma=sigma, S=S,
                          L_tilde_sq=L_tilde_sq, sigma_noise=sn, eps=eps, delta=delta, counter=counter,

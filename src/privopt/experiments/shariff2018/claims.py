@@ -33,6 +33,8 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
 * F4c.a–c (beyond the paper, Figure 4c): each counter's mean regret against the path tree's at the same privacy,
   decided by the 95 % paired-bootstrap interval of the ratio (below 1, above 1, or straddling it), with ≥ MIN_SEEDS
   runs per gap.
+* F4e.a–b (beyond the paper, Figure 4e): the Gaussian variant with its node σ calibrated exactly to the paper's (ε, δ)
+  (path tree; with the best counter of Figure 4c) against the paper's calibration, per (gap, δ), decided the same way.
 
 :func:`findings` turns the Figure 4 comparisons and the undecided claims into the report's findings.
 Nothing here is tuned to make a claim pass.
@@ -54,6 +56,7 @@ from privopt.pipeline.claims import (INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, Cl
 from privopt.pipeline.claims import fmt_sig as _fmt
 from privopt.pipeline.protocol import Finding
 from privopt.experiments.shariff2018 import runs
+from privopt.experiments.shariff2018.exact import delta_name
 from privopt.experiments.shariff2018.tables import bootstrap_slope_ci, ols_slope
 from privopt.pipeline.stats import spearman as _spearman
 from privopt.pipeline.stats import welch_p as _welch
@@ -987,10 +990,87 @@ def _f4c_finding(t: pd.DataFrame) -> Finding | None:
                    "(95 % paired bootstrap): " + "; ".join(parts) + ".", figure="fig4c")
 
 
+# ----------------------------------------------------------------------------- Figure 4e (new, beyond the paper)
+
+#: Figure 4e's variant roles (:data:`privopt.experiments.shariff2018.exact.ROLES`) the claims compare with the
+#: paper's calibration ("gaussian"), in words
+F4E_WHAT = {"gaussian_exact": "σ calibrated exactly, the paper's path tree",
+            "gaussian_exact_counter": "σ calibrated exactly, with the best counter of Figure 4c"}
+
+
+def _f4e_ratio(tables, role) -> list[Outcome]:
+    t = tables["fig4e_ratio"]
+    out = []
+    for (gap, delta), g in t.groupby(["gap", "delta"], sort=True):
+        T = int(g["t"].max())
+        at = g[g["t"] == T].set_index("variant")
+        reading = f"Δ = {gap:g}, {delta_name(delta)}"
+        if role not in at.index or "gaussian" not in at.index:
+            out.append(Outcome(f"{reading}: the {role} or paper-calibrated runs are missing", None, reading=reading,
+                               needs=f"the {role} and gaussian runs"))
+            continue
+        r, paper = at.loc[role], at.loc["gaussian"]
+        n = int(r["n"])
+        est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
+        text = (f"{reading}, t = {T:,}: mean regret {role}/gaussian = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
+                f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(paper['mean'])}")
+        what = "σ of the counter's seeds" if role == "gaussian_exact_counter" else "node σ"
+        details = (f"{n} runs; {what} {_fmt(r['sigma'])} against the paper's node σ {_fmt(paper['sigma'])} (ratio "
+                   f"{paper['sigma'] / r['sigma']:.2f}), ρ_min {_fmt(r['rho_min'])} against {_fmt(paper['rho_min'])}"
+                   + (f", counter {r['counter']}" if role == "gaussian_exact_counter" else "")
+                   + f"; Cholesky fallbacks {int(r['pd_failures'])}")
+        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details, unit="runs",
+                                 where="at this horizon", longer="a longer horizon",
+                                 no_interval=(" (no interval)", "a positive mean regret of the paper's calibration")))
+    return out
+
+
+_F4E_THRESHOLD = ("at the last simulated round, per (gap, δ): the 95 % paired-bootstrap interval (over runs) of mean "
+                  "regret {v}/gaussian lies below 1 (reproduced), above 1 (not reproduced), else inconclusive")
+
+
+@CLAIMS.claim("F4e.a", "fig4e", BEYOND + "Calibrating the Gaussian variant's node σ exactly to the paper's own (ε, δ) "
+              "(the analytic Gaussian mechanism of the m node releases of one item) lowers its regret against the "
+              "paper's calibration σ = 4√m·L̃²·log(4/δ)/ε.", _F4E_THRESHOLD.format(v="gaussian_exact"),
+              needs=("fig4e_ratio",), details="privacy: the paper's (ε, δ) for both; " + F4E_WHAT["gaussian_exact"])
+def _f4ea(tables, settings):
+    return _f4e_ratio(tables, "gaussian_exact")
+
+
+@CLAIMS.claim("F4e.b", "fig4e", BEYOND + "With its node σ calibrated exactly and the best continual counter of "
+              "Figure 4c, the Gaussian variant's regret is below the paper's calibration's.",
+              _F4E_THRESHOLD.format(v="gaussian_exact_counter"), needs=("fig4e_ratio",),
+              details="privacy: the paper's (ε, δ) for both; " + F4E_WHAT["gaussian_exact_counter"])
+def _f4eb(tables, settings):
+    return _f4e_ratio(tables, "gaussian_exact_counter")
+
+
+def _f4e_finding(t: pd.DataFrame) -> Finding | None:
+    """Figure 4e: each variant's regret ratio to the paper's calibration at the last round, per (gap, δ), and the
+    share of the private-to-non-private gap the exact calibration closes."""
+    T = int(t["t"].max())
+    last = t[t["t"] == T]
+    if last.empty or not {"gaussian", "gaussian_exact"} <= set(last["variant"]):
+        return None
+    parts = []
+    for (gap, delta), g in last.groupby(["gap", "delta"], sort=True):
+        at = g.set_index("variant")
+        if "gaussian" not in at.index:
+            continue
+        ratios = ", ".join(f"{v} {at.loc[v, 'ratio']:.3f} [{at.loc[v, 'ratio_lo']:.3f}, {at.loc[v, 'ratio_hi']:.3f}]"
+                           for v in ("gaussian_exact", "gaussian_exact_counter", "nonprivate") if v in at.index)
+        sig = (f"σ {at.loc['gaussian', 'sigma']:.4g} → {at.loc['gaussian_exact', 'sigma']:.4g}"
+               if "gaussian_exact" in at.index else "")
+        parts.append(f"Δ = {gap:g}, {delta_name(delta)} ({sig}): {ratios}")
+    return Finding(f"Figure 4e (beyond the paper), at t = {T:,} ({int(last['n'].min())} runs): the Gaussian variant "
+                   "with its node σ calibrated exactly to the paper's (ε, δ), as a ratio of mean regret to the paper's "
+                   "calibration (95 % paired bootstrap): " + "; ".join(parts) + ".", figure="fig4e")
+
+
 def evaluate(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]):
     """Claims entry point (protocol): every §8 claim.  ``settings``: the ``fig1``, ``exp1``, ``exp2``, ``exp3``
     values the claims read (:mod:`.paper`); ``tables``: fig1, fig2, exp1_runs, fig4_runs, fig4_audit, fig4c_ratio,
-    fig5_runs."""
+    fig4e_ratio, fig5_runs."""
     return CLAIMS.evaluate(tables, settings)
 
 
@@ -1116,6 +1196,10 @@ def findings(tables: Mapping[str, pd.DataFrame], claims, settings: Mapping[str, 
             out.append(found)
     if tables.get("fig4c_ratio") is not None and len(tables["fig4c_ratio"]):
         found = _f4c_finding(tables["fig4c_ratio"])
+        if found is not None:
+            out.append(found)
+    if tables.get("fig4e_ratio") is not None and len(tables["fig4e_ratio"]):
+        found = _f4e_finding(tables["fig4e_ratio"])
         if found is not None:
             out.append(found)
     return out + _undecided_findings(claims)

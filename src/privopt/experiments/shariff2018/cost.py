@@ -1,11 +1,13 @@
 """Cost model of the Shariff & Sheffet run jobs: predicted seconds and data memory of one job.
 
-One run job (experiments ``exp1``–``exp3`` and ``exp2c`` of :mod:`.paper`) simulates, for each of its seeds, every variant
+One run job (experiments ``exp1``–``exp3``, ``exp2c`` and ``exp2e`` of :mod:`.paper`) simulates, for each of its seeds, every variant
 it holds for ``rounds`` rounds (:func:`rounds_simulated`, as :mod:`.runs` resolves ``n_rounds``):
 
 * Exp. 1 (Figs. 2–3): NonPrivate LinUCB at one (reward model, d), K = d² arms;
 * Exp. 2 (Fig. 4): the configured ``variants`` (four) at d on one gap;
 * Fig. 4c (beyond the paper, ``exp2c``): the Gaussian variant with each configured counter at d on one gap;
+* Fig. 4e (beyond the paper, ``exp2e``): NonPrivate, the paper's Gaussian variant and two exactly calibrated ones
+  (path tree, one counter) at d on one (gap, δ);
 * Exp. 3 (Fig. 5): one mechanism at every ρ_min of the grid (:func:`.runs.exp3_grid`: the
   configured ``rho_grid``, or the spec's :data:`DEFAULT_RHO_POINTS` = 9 points) at d on one gap.
 
@@ -49,7 +51,7 @@ import math
 from collections.abc import Mapping
 
 __all__ = ["MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
-           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
+           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "EXP2E_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
@@ -82,7 +84,7 @@ PRIVATE_US: dict[str, dict[int, float]] = {
 #: noise of its noise group are shared).  ``bench_bandits.py`` prints it per group ("unshared": (group −
 #: dearest alone) / (one by one − dearest alone)); measured at d = 5 (the paper's Exp. 2/3 dimension) and
 #: applied at every d < :data:`LOCKSTEP_BELOW_D`, see :data:`LOCKSTEP_MEASURED`.
-LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23, "exp2c": 0.43}
+LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23, "exp2c": 0.43, "exp2e": 0.43}
 LOCKSTEP_MEASURED = ("2026-11-24, the same machine, idle (load average 0.1); `python benchmarks/bench_bandits.py "
                      "--rounds 200000 --repeats 5` (Fig. 4: 0.33; Fig. 5 Wishart grid 0.21, Gaussian grid 0.23 — Exp. 3 "
                      "takes the dearer; 2026-11-23 on a loaded run of the previous kernel: 0.33, 0.21, 0.32)")
@@ -91,6 +93,10 @@ LOCKSTEP_MEASURED = ("2026-11-24, the same machine, idle (load average 0.1); `py
 #: lockstep 1.93, so an unshared share of 0.43), so the model prices each counter as the "gaussian" variant
 EXP2C_MEASURED = ("2026-11-26, AMD EPYC, the second core busy with a niced reference run; "
                   "`python benchmarks/bench_bandit_counters.py` (CPU time over 3·10^5 rounds, best of 3)")
+#: Fig. 4e (beyond the paper): its job (NonPrivate, the paper's Gaussian variant, the exact σ with the path tree and
+#: with Honaker's counter, in lockstep) priced with Fig. 4c's unshared share; the check against Fig. 4c's job
+EXP2E_MEASURED = ("2026-11-27, AMD EPYC, loaded (load average 8): an exp2e job of 2 seeds × 3·10^5 rounds at d = 5 took "
+                  "0.88 of the CPU time of the exp2c job on the same seeds (1.63 s against 1.85 s), the model says 0.95")
 #: lockstep runs only with the buffered kernel (:data:`privopt.bandits.episodes.BATCHED_MIN_D`)
 LOCKSTEP_BELOW_D = 12
 
@@ -160,6 +166,8 @@ def variants_per_job(experiment: str, settings: Mapping, point: Mapping) -> list
         return list(settings["variants"])
     if experiment == "exp2c":
         return ["gaussian"] * len(settings["counters"])
+    if experiment == "exp2e":
+        return ["nonprivate", "gaussian", "gaussian", "gaussian"]
     if experiment == "exp3":
         points = len(settings["rho_grid"]) if settings.get("rho_grid") else DEFAULT_RHO_POINTS
         costly = max(_MECHANISM_VARIANTS[point["mechanism"]], key=lambda v: us_per_round(v, int(settings["d"])))
@@ -225,4 +233,6 @@ def summary() -> list[str]:
                  % (LOCKSTEP_BELOW_D, ", ".join(f"{k} {v:g}" for k, v in LOCKSTEP_SHARE.items()),
                    f"{LOCKSTEP_MEASURED}; exp2c: {EXP2C_MEASURED}"))
     lines.append("- Fig. 4c (exp2c): each counter's round priced as the Gaussian variant's (measured within 5 %)")
+    lines.append("- Fig. 4e (exp2e): NonPrivate + 3 Gaussian rounds in lockstep, Fig. 4c's unshared share "
+                 f"({EXP2E_MEASURED})")
     return lines

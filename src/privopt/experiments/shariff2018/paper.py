@@ -4,7 +4,8 @@ Four experiments on simulated instances (docs/papers/shariff2018.md, readings R1
 decision set of Figure 1, Experiment 1 (Figures 2–3: non-private LinUCB by reward model and d),
 Experiment 2 (Figure 4: the four variants on each gap, with an audit of random rounds for S.1/S.2) and
 Experiment 3 (Figure 5: one mechanism at every ρ_min of the grid on each gap); beyond the paper, Figure 4c
-(the Gaussian variant with each continual counter, :mod:`.counters`).  The config section is
+(the Gaussian variant with each continual counter, :mod:`.counters`) and Figure 4e (its node σ calibrated exactly
+to the paper's (ε, δ), :mod:`.exact`).  The config section is
 ``shariff2018`` (``workflow/schemas/shariff2018.schema.yaml``).
 """
 
@@ -16,6 +17,7 @@ from privopt.experiments.shariff2018 import cost
 RUNS = "privopt.experiments.shariff2018.runs"
 TABLES = "privopt.experiments.shariff2018.tables"
 COUNTERS = "privopt.experiments.shariff2018.counters"
+EXACT = "privopt.experiments.shariff2018.exact"
 
 
 def _pick(section, keys):
@@ -31,7 +33,10 @@ def check(section) -> None:
     if "path" not in section["exp2c"]["counters"]:
         raise ConfigError("config key shariff2018.exp2c.counters: Figure 4c's ratios are to the paper's path tree: "
                           f"list 'path', got {section['exp2c']['counters']}")
-    for exp in ("exp1", "exp2", "exp2c", "exp3"):
+    for delta in section["exp2e"]["deltas"]:
+        if isinstance(delta, str) and delta.replace(" ", "") != "1/n":
+            raise ConfigError(f"config key shariff2018.exp2e.deltas: each δ is a number in (0, 1) or '1/n', got {delta!r}")
+    for exp in ("exp1", "exp2", "exp2c", "exp2e", "exp3"):
         rounds = section[exp]["n_rounds"]
         if rounds is not None and rounds > section[exp]["n"]:
             raise ConfigError(
@@ -43,6 +48,12 @@ def check(section) -> None:
                           f"shariff2018.exp1.dims = {section['exp1']['dims']}")
 
 
+def _delta(section, delta) -> float:
+    """A configured δ of Figure 4e as a number ('1/n': one over the section's horizon n; the experiment module,
+    :func:`.exact.resolve_delta`, is not imported here: it loads numba)."""
+    return 1.0 / int(section["n"]) if isinstance(delta, str) else float(delta)
+
+
 def _sci(x: float) -> str:
     """10^5, 2·10^6, 5·10^7: how the paper writes its horizons."""
     mant, exp = f"{float(x):.0e}".split("e")
@@ -52,7 +63,8 @@ def _sci(x: float) -> str:
 def scale_label(section) -> str:
     """What a run of this configuration is, in words (the reference manifest and the report show it)."""
     parts = []
-    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp2c", "Fig. 4c"), ("exp3", "Fig. 5")):
+    for name, what in (("exp1", "Figs. 2–3"), ("exp2", "Fig. 4"), ("exp2c", "Fig. 4c"), ("exp2e", "Fig. 4e"),
+                       ("exp3", "Fig. 5")):
         e = section[name]
         horizon = (f"{_sci(e['n'])}-round runs" if e["n_rounds"] in (None, e["n"])
                    else f"{_sci(e['n_rounds'])}-round prefixes of the {_sci(e['n'])}-round runs")
@@ -69,6 +81,7 @@ EXP1_READS = ("n", "n_rounds", "gap", "rec_every")
 EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_rule", "k_rule", "rec_every",
               "audit_rounds")
 EXP2C_READS = ("n", "n_rounds", "d", "eps", "delta", "counters", "rec_every")
+EXP2E_READS = ("n", "n_rounds", "d", "eps", "counter", "rec_every")
 EXP3_READS = ("n", "n_rounds", "d", "eps", "delta", "k_rule", "rho_grid", "rec_points")
 
 PAPER = Paper(
@@ -78,7 +91,7 @@ PAPER = Paper(
     venue="NeurIPS 2018",
     reading="docs/papers/shariff2018.md",
     short="Shariff & Sheffet 2018",
-    summary="Figs 1–5, simulated instances; Fig. 4c beyond the paper (the Gaussian variant with each continual counter)",
+    summary="Figs 1–5, simulated instances; beyond the paper, Fig. 4c (the Gaussian variant with each continual counter) and Fig. 4e (its node σ calibrated exactly to the paper's (ε, δ))",
     styles="privopt.experiments.shariff2018.styles:STYLES",
     scale_label=scale_label,
     # Decisions and regrets are bit for bit the same with numba compiled for a generic x86-64 and OpenBLAS's
@@ -140,6 +153,19 @@ PAPER = Paper(
             table_files=(Table("fig4c.csv"), Table("fig4c_ratio.csv"), Table("fig4c_runs.parquet")),
             cost=lambda settings, point, n: cost.job_seconds("exp2c", settings, point, n),
             data_mb=lambda settings, point, n: cost.job_data_mb("exp2c", settings, point, n),
+        ),
+        Experiment(
+            name="exp2e",
+            label="Shariff & Sheffet Fig. 4e (Gaussian variant calibrated exactly to the paper's (ε, δ), beyond the paper)",
+            points=lambda section: [{"gap": float(g), "delta": _delta(section["exp2e"], d)}
+                                    for g in section["exp2e"]["gaps"] for d in section["exp2e"]["deltas"]],
+            settings=lambda section, point: _pick(section["exp2e"], EXP2E_READS),
+            seeds=_seeds("exp2e"),
+            run=f"{EXACT}:exp2e_job",
+            tables=f"{EXACT}:exp2e_tables",
+            table_files=(Table("fig4e.csv"), Table("fig4e_ratio.csv"), Table("fig4e_runs.parquet")),
+            cost=lambda settings, point, n: cost.job_seconds("exp2e", settings, point, n),
+            data_mb=lambda settings, point, n: cost.job_data_mb("exp2e", settings, point, n),
         ),
         Experiment(
             name="exp3",
@@ -211,6 +237,28 @@ PAPER = Paper(
                         'bootstrap interval of the mean over the runs; bottom: mean regret as a ratio to the path tree\'s, '
                         'bars the 95 % paired-bootstrap interval over the runs.  Claims F4c.a–c.'),
                inputs={"table": "fig4c", "ratio": "fig4c_ratio"}),
+        Figure("fig4e", title="Figure 4e (new, beyond the paper) — the Gaussian variant with σ calibrated exactly to "
+                              "the paper's (ε, δ)",
+               original_caption=("(none: a new figure beside Figure 4, issue 39: what exact privacy accounting buys "
+                                 "the Gaussian variant at the paper's own guarantee)"),
+               caption=('Shariff & Sheffet (2018), new figure 4e (beyond the paper): the Gaussian variant of Figure 4 '
+                        "with its node σ calibrated exactly to the paper's (ε, δ): the m node releases of one item are "
+                        "one Gaussian mechanism of L2 sensitivity √m·L̃² (the paper's own model), calibrated by the "
+                        "analytic Gaussian mechanism (Balle & Wang 2018) instead of the paper's "
+                        "σ = 4√m·L̃²·log(4/δ)/ε; Υ, the shift 2Υ, ρ_min, ρ_max and γ follow the new σ as the paper "
+                        'derives them.  Beside it: the same with the best continual counter of Figure 4c ('
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["counter"] }}) on nodes of the exact σ, the '
+                        "paper's calibration and the non-private learner.  d = "
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["d"] }}, ε = '
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["eps"] }}, δ ∈ '
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["deltas"] }} (one row each), constants for n = '
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["n"] }}; simulated rounds: '
+                        '{{ snakemake.config["shariff2018"]["exp2e"]["n_rounds"] }} (null = n); Figure 4\'s seeds, so '
+                        "at δ = 0.1 the paper's and the non-private curves are Figure 4's.  One column per gap, two rows "
+                        "per δ: mean regret over time (log scale), band the 95 % bootstrap interval of the mean over "
+                        "the runs; below it, each variant's mean regret as a ratio to the paper calibration's at "
+                        "log-spaced rounds, bars the 95 % paired-bootstrap interval over the runs.  Claims F4e.a–b."),
+               inputs={"table": "fig4e", "ratio": "fig4e_ratio"}),
         Figure("fig5", title="Figure 5 — final regret versus ρ_min, Wishart and Gaussian, several gaps",
                original_caption="Experiment 3 — Varying shift parameters with different sub-optimality gaps.",
                caption=('Shariff & Sheffet (2018), Figure 5 (Experiment 3): regret at the last simulated round ({{ '
@@ -225,7 +273,8 @@ PAPER = Paper(
     ),
     claims=Claims(
         evaluate="privopt.experiments.shariff2018.claims:evaluate",
-        inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig4c_ratio", "fig5_runs"),
+        inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig4c_ratio", "fig4e_ratio",
+                "fig5_runs"),
         settings=lambda section: {
             "fig1": _pick(section["fig1"], ("K", "gap")),
             "exp1": _pick(section["exp1"], ("n",)),

@@ -14,4 +14,7 @@ STYLES = {
     "wishart": algo("C2", "^", "-", "Wishart"),
     "wishart_unshifted": algo("C4", "D", "-", "WishartUnshifted"),
     "path": algo("C5", "P", "-", "path tree (the paper's)"),
+    # the Gaussian variant with its node σ calibrated exactly to the paper's (ε, δ) (Fig. 4e)
+    "gaussian_exact": algo("C9", "v", "--", "Gaussian, σ calibrated exactly"),
+    "gaussian_exact_counter": algo("C3", "X", "--", "Gaussian, σ calibrated exactly + best counter"),
 }
