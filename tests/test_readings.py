@@ -79,6 +79,16 @@ def test_nothing_in_src_or_docs_points_outside_the_repository():
     assert not bad, "pointers outside the repository (say it in the project's own words):\n" + "\n".join(bad)
 
 
+#: a citation of a spec section ("spec §5.2", "spec private-linear-bandits.md"): a file the repository does not have
+SPEC_CITATION = re.compile(r"\bspec (§|A\d|[a-z-]+\.md)")
+
+
+def test_no_citation_of_a_spec_section_is_left_in_src():
+    bad = [f"{p.relative_to(REPO)}:{n}: {line.strip()[:100]}" for p in _tracked("src")
+           for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1) if SPEC_CITATION.search(line)]
+    assert not bad, "cite the paper page's reading (\"<key> reading Rn\") instead:\n" + "\n".join(bad)
+
+
 def test_every_paper_has_a_numbered_record_of_its_reading():
     for key, paper in registry.papers().items():
         page = REPO / paper.reading_page

@@ -1,4 +1,4 @@
-"""Audits of private (measured) continuous greedy (spec decomposable-submodular.md §2.1–§2.3, §2.6).
+"""Audits of private (measured) continuous greedy (chaturvedi2021 readings R1, R4, R6).
 
 PCG (Algorithm 1), four audits: swap or pairwise rounding × G or exact-F scores.
 Instance: n = 3 locations, uniform matroid of rank 1, η = 1/2 (T = 2 rounds), facility

@@ -1,4 +1,4 @@
-"""Audits of the exponential mechanism (spec decomposable-submodular.md §1, §2.5).
+"""Audits of the exponential mechanism (chaturvedi2021 reading R5).
 
 Instance: n = 10 candidate locations scored by the facility objective at S = ∅,
 q(u) = Σ_p (1 − dist[u, p]) (sensitivity Δ = 1).  D = {p} ∪ B and D' = {p'} ∪ B differ

@@ -1,4 +1,4 @@
-"""Audits of the private greedy DPG / MBKK with each ε0 rule (spec decomposable-submodular.md §3.1).
+"""Audits of the private greedy DPG / MBKK with each ε0 rule (chaturvedi2021 reading R8).
 
 Instance: n = 6 locations, uniform matroid of rank r = 2, facility objective over m = 100
 users.  D = {p} ∪ B, D' = {p'} ∪ B (replace one user, the paper's relation): p sits on

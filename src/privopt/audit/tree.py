@@ -1,14 +1,14 @@
-"""Audits of tree-based aggregation with Gaussian and Wishart node noise (spec private-linear-bandits.md §3–§5).
+"""Audits of tree-based aggregation with Gaussian and Wishart node noise (shariff2018 readings R4–R10).
 
 Instance: d = 1 (items are (d+1)×(d+1) = 2×2 matrices Z_s = z_s z_sᵀ, ‖z_s‖² ≤ L̃² = 2),
 horizon n = 2 (m = 2 tree levels, root-to-leaf "path" construction), ε = 1, δ = 0.1 as in
-the paper's experiments.  Neighbours: one round's (x, y) replaced (t-neighbours, spec
-§1.4): round 1 has z = (1, 1) in S and z' = (1, −1) in S', round 2 has z = (1, 0) in
+the paper's experiments.  Neighbours: one round's (x, y) replaced (t-neighbours, the paper's
+Def. 1): round 1 has z = (1, 1) in S and z' = (1, −1) in S', round 2 has z = (1, 0) in
 both.  The audited output is the released stream: the lower triangles of the two
 releases after items 1 and 2 (six numbers), thresholded along Fisher's direction fitted on
 the selection half.  The replaced item moves the off-diagonal entry of both releases by 2.
 
-Claimed: (ε, δ) = (1, 0.1) for the stream (spec §3.1: per-node calibration + composition
+Claimed: (ε, δ) = (1, 0.1) for the stream (shariff2018 reading R6: per-node calibration + composition
 over the m nodes), with the library's node parameters:
 
 * Gaussian: symmetric Gaussian nodes with σ = ``gaussian_node_sigma(m, ε, δ)``

@@ -1,15 +1,15 @@
-"""Constants of the private LinUCB variants (spec private-linear-bandits.md §1.2, §3–§7.5, App. B).
+"""Constants of the private LinUCB variants (shariff2018 readings R1–R12, R17–R19, R22).
 
 Every variant of Algorithm 1 is described by one immutable :class:`VariantParams`:
 the node-noise mechanism of the tree (none / symmetric Gaussian / Wishart), its
 per-node parameter, the diagonal ``shift`` added to the d×d block of the released
 matrix, and the accuracy bounds ``(ρ_min, ρ_max, γ)`` that enter the confidence width
 
-    β_t = σ·sqrt(max(0, 2·log(2/α) + log det V_t − d·log ρ_min)) + S·sqrt(ρ_max) + γ      (Prop. 4, spec §2.2)
+    β_t = σ·sqrt(max(0, 2·log(2/α) + log det V_t − d·log ρ_min)) + S·sqrt(ρ_max) + γ      (Prop. 4, shariff2018 reading R2)
 
 All logarithms are natural.  Constants are always computed for the *full* horizon
 ``n`` of the experiment (``m``, ``α = 1/n``, ``k``, ``c``, ``Υ``, ``γ``); a quick run is a
-prefix of ``n_rounds ≤ n`` rounds of the same algorithm (spec §9.4).
+prefix of ``n_rounds ≤ n`` rounds of the same algorithm (shariff2018 reading R19).
 
 Summary of the formulas (L̃² = L² + B̃², Δ₈ = √d + sqrt(2 log(8n/α)), Δ₂ = √d + sqrt(2 log(2n/α))):
 
@@ -84,7 +84,7 @@ CALIBRATIONS = ("paper", "exact")
 
 @dataclass(frozen=True)
 class VariantParams:
-    """Everything the learner of Algorithm 1 needs for one variant (spec §2.2).
+    """Everything the learner of Algorithm 1 needs for one variant (shariff2018 reading R1).
 
     Attributes
     ----------
@@ -151,16 +151,16 @@ class VariantParams:
 
     @property
     def kappa(self) -> float:
-        """Constant part of β_t under the root: 2·log(2/α) − d·log ρ_min (spec §2.2 line 3)."""
+        """Constant part of β_t under the root: 2·log(2/α) − d·log ρ_min (shariff2018 reading R2)."""
         return 2.0 * math.log(2.0 / self.alpha) - self.d * math.log(self.rho_min)
 
     @property
     def xi(self) -> float:
-        """Constant additive part of β_t: S·sqrt(ρ_max) + γ (spec §2.2 line 4)."""
+        """Constant additive part of β_t: S·sqrt(ρ_max) + γ (shariff2018 reading R2)."""
         return self.S * math.sqrt(self.rho_max) + self.gamma
 
     def beta(self, logdet_v: float) -> float:
-        """β_t of Prop. 4 for a given log det V_t (with the max(0, ·) guard, spec §2.2)."""
+        """β_t of Prop. 4 for a given log det V_t (with the max(0, ·) guard, shariff2018 reading R2)."""
         return self.sigma * math.sqrt(max(0.0, self.kappa + logdet_v)) + self.xi
 
     def metadata(self) -> dict[str, Any]:
@@ -188,12 +188,12 @@ def _check_privacy(eps, delta) -> tuple[float, float]:
 
 
 def default_alpha(n: int) -> float:
-    """α = 1/n (paper App. D; spec §11.4)."""
+    """α = 1/n (paper App. D; shariff2018 reading R11)."""
     return 1.0 / _check_int(n, "n")
 
 
 def wishart_df(m: int, d: int, eps: float, delta: float, rule: str = "paper") -> int:
-    """Wishart degrees of freedom k per tree node (spec §4.1, §4.4, §11.3).
+    """Wishart degrees of freedom k per tree node (shariff2018 reading R7).
 
     * ``paper``: k = d + 1 + ⌈224·m·ε⁻²·log(8m/δ)·log(2/δ)⌉ (Thm 8 with (ε₀, δ₀) =
       (ε/sqrt(8m log(2/δ)), δ/(2m)));  139 115 at m = 27, d = 5, ε = 1, δ = 0.1.
@@ -213,7 +213,7 @@ def wishart_df(m: int, d: int, eps: float, delta: float, rule: str = "paper") ->
 
 
 def gaussian_node_sigma(m: int, eps: float, delta: float, L_tilde_sq: float = 2.0) -> float:
-    """σ_noise = 4·√m·L̃²·log(4/δ)/ε of each Gaussian node entry (paper §4.2, spec §5.1); 153.34 at paper scale."""
+    """σ_noise = 4·√m·L̃²·log(4/δ)/ε of each Gaussian node entry (paper §4.2, shariff2018 reading R10); 153.34 at paper scale."""
     m = _check_int(m, "m")
     eps, delta = _check_privacy(eps, delta)
     return 4.0 * math.sqrt(m) * L_tilde_sq * math.log(4.0 / delta) / eps
@@ -233,7 +233,7 @@ def gaussian_node_sigma_exact(m: int, eps: float, delta: float, L_tilde_sq: floa
 
 
 def gaussian_upsilon(sigma_noise: float, m: int, d: int, n: int, alpha: float) -> float:
-    """Υ = σ_noise·sqrt(2m)·(4√d + 2·log(2n/α)) — operator-norm bound of N_t[:d,:d] (spec §5.2)."""
+    """Υ = σ_noise·sqrt(2m)·(4√d + 2·log(2n/α)) — operator-norm bound of N_t[:d,:d] (shariff2018 reading R10)."""
     return sigma_noise * math.sqrt(2.0 * m) * (4.0 * math.sqrt(d) + 2.0 * math.log(2.0 * n / alpha))
 
 
@@ -249,7 +249,7 @@ def _common(n, d, alpha):
 # ----------------------------------------------------------------------------- variants
 def nonprivate_params(n: int, d: int, *, rho: float = 1.0, alpha: float | None = None,
                       sigma: float = 1.0, S: float = 1.0, name: str = "nonprivate") -> VariantParams:
-    """NonPrivate LinUCB: H_t = ρ·I, h_t = 0, ρ_min = ρ_max = ρ, γ = 0 (spec §6)."""
+    """NonPrivate LinUCB: H_t = ρ·I, h_t = 0, ρ_min = ρ_max = ρ, γ = 0 (shariff2018 reading R12)."""
     n, d, alpha = _common(n, d, alpha)
     rho = float(rho)
     return VariantParams(name=name, mechanism="none", n=n, d=d, m=0, alpha=alpha, shift=rho,
@@ -271,12 +271,12 @@ def wishart_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, shif
                    gamma_rule: str = "prop9", k_rule: str = "paper", alpha: float | None = None,
                    L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0,
                    name: str | None = None) -> VariantParams:
-    """Wishart variants (spec §4): nodes W_{d+1}(L̃²I, k), N_t ~ W_{d+1}(L̃²I, m·k).
+    """Wishart variants (shariff2018 readings R7–R9): nodes W_{d+1}(L̃²I, k), N_t ~ W_{d+1}(L̃²I, m·k).
 
-    ``shifted=False`` — "WishartUnshifted" (§4.2): shift 0, ρ_min = L̃²(√(mk) − Δ₈)²,
+    ``shifted=False`` — "WishartUnshifted" (shariff2018 reading R8): shift 0, ρ_min = L̃²(√(mk) − Δ₈)²,
     ρ_max = L̃²(√(mk) + Δ₈)², γ = L̃·Δ₂.
 
-    ``shifted=True`` — "Wishart" (§4.3, Eq. 4): shift −c with c = ρ_min − ρ'_min,
+    ``shifted=True`` — "Wishart" (shariff2018 reading R9, Eq. 4): shift −c with c = ρ_min − ρ'_min,
     ρ'_min = 4L̃²√(mk)Δ₈, ρ'_max = 8L̃²√(mk)Δ₈, and γ' by ``gamma_rule``:
     ``prop9`` (Fig. 4 default) γ' = L̃·sqrt(√(mk)·Δ₂); ``claim20`` γ' = γ·sqrt(ρ_min/ρ'_min).
     """
@@ -337,7 +337,7 @@ def gaussian_counter(counter: str, n: int, d: int, sigma_path: float, eps: float
 def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alpha: float | None = None,
                     L_tilde_sq: float = 2.0, sigma: float = 1.0, S: float = 1.0, counter: str = "path",
                     calibration: str = "paper", name: str | None = None) -> VariantParams:
-    """Gaussian variant (spec §5): symmetric N(0, σ²_noise) nodes, shift +2Υ, ρ_min = Υ, ρ_max = 3Υ,
+    """Gaussian variant (shariff2018 reading R10): symmetric N(0, σ²_noise) nodes, shift +2Υ, ρ_min = Υ, ρ_max = 3Υ,
     γ = s·(√d + sqrt(2 log(2n/α)))/√Υ (Prop. 11, equality form), with s the standard deviation of an off-diagonal
     entry of the released noise and Υ = √2·s·(4√d + 2 log(2n/α)).
 
@@ -386,7 +386,7 @@ def gaussian_params(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, alp
 def variant_params(name: str, n: int, d: int, eps: float = 1.0, delta: float = 0.1, *,
                    gamma_rule: str = "prop9", k_rule: str = "paper", alpha: float | None = None,
                    rho: float = 1.0, **kw) -> VariantParams:
-    """The four variants of Fig. 4 by name (spec §7.4):
+    """The four variants of Fig. 4 by name (shariff2018 reading R17):
     "nonprivate" (ρ = 1), "gaussian" (+2Υ), "wishart" (−c, γ' by ``gamma_rule``), "wishart_unshifted"."""
     if name == "nonprivate":
         return nonprivate_params(n, d, rho=rho, alpha=alpha, **kw)
@@ -403,15 +403,15 @@ def variant_params(name: str, n: int, d: int, eps: float = 1.0, delta: float = 0
 def params_for_rho_min(mechanism: str, rho_target: float, n: int, d: int, eps: float = 1.0,
                        delta: float = 0.1, *, k_rule: str = "paper", alpha: float | None = None,
                        name: str | None = None, **kw) -> VariantParams:
-    """Variant whose shifted regulariser has high-probability lower bound ρ_min = ``rho_target`` (spec §7.5.1).
+    """Variant whose shifted regulariser has high-probability lower bound ρ_min = ``rho_target`` (shariff2018 reading R18).
 
     With (ρ⁰_min, ρ⁰_max, γ⁰) the bounds of the *unshifted* noise block N_t[:d,:d] and
     H_t = N_t[:d,:d] + s·I:  s = ρ* − ρ⁰_min, ρ_min = ρ*, ρ_max = ρ⁰_max + s, and
 
     * Gaussian (ρ⁰_min = −Υ, ρ⁰_max = +Υ): s = ρ* + Υ, ρ_max = ρ* + 2Υ,
-      γ(ρ*) = σ_noise·sqrt(m)·(√d + sqrt(2 log(2n/α)))/sqrt(ρ*)   (= §5 at ρ* = Υ);
+      γ(ρ*) = σ_noise·sqrt(m)·(√d + sqrt(2 log(2n/α)))/sqrt(ρ*)   (= shariff2018 reading R10 at ρ* = Υ);
     * Wishart: γ(ρ*) = γ⁰·sqrt(ρ⁰_min/ρ*) if s ≤ 0 (Claim 20), γ⁰ if s > 0
-      (= §4.3 option (b) at ρ* = ρ'_min, = WishartUnshifted at s = 0).
+      (= the proof's γ' of shariff2018 reading R9 at ρ* = ρ'_min, = WishartUnshifted at s = 0).
     """
     rho_target = float(rho_target)
     if not (math.isfinite(rho_target) and rho_target > 0):
@@ -438,7 +438,7 @@ def params_for_rho_min(mechanism: str, rho_target: float, n: int, d: int, eps: f
 
 def rho_min_grid(n: int, d: int, eps: float = 1.0, delta: float = 0.1, *, k_rule: str = "paper",
                  alpha: float | None = None, include_shifted_wishart: bool = True, **kw) -> np.ndarray:
-    """Fig. 5 ρ_min grid (spec §7.5): ρ_i = lo·(hi/lo)^((i−1)/5), i = 0..7, lo = Υ (Gaussian default),
+    """Fig. 5 ρ_min grid (shariff2018 reading R18): ρ_i = lo·(hi/lo)^((i−1)/5), i = 0..7, lo = Υ (Gaussian default),
     hi = unshifted-Wishart ρ_min, plus the shifted-Wishart ρ'_min as a 9th point; sorted ascending.
 
     Paper constants: {3.800e4, 9.155e4, 1.690e5, 2.205e5, 5.313e5, 1.280e6, 3.083e6, 7.428e6, 1.789e7}.

@@ -1,25 +1,25 @@
-"""Per-step privacy parameters ε0 and composition (spec decomposable-submodular.md §2.2–2.4, §3.1).
+"""Per-step privacy parameters ε0 and composition (chaturvedi2021 readings R2, R3, R8).
 
-Throughout, L = log(1/δ) with the natural logarithm (spec §1).  Every function
+Throughout, L = log(1/δ) with the natural logarithm (the paper's logarithms are natural).  Every function
 validates its inputs: ε (and ε0 where a positive value is needed) must be finite
 and > 0, 0 < δ < 1, and ranks / step counts must be integers ≥ 1; violations
 raise ValueError naming the offending argument.
 
-Summary (with the spec line each formula comes from):
+Summary (with the entry of docs/papers/chaturvedi2021.md, "Reading of the paper", each formula comes from):
 
 ==========================  =================================================  ============
-function                    formula                                            spec
+function                    formula                                            reading
 ==========================  =================================================  ============
-pcg_eps0(rule="split")      2·log(1 + ε/(2(3 + L)))                            §2.4 row B
-pcg_eps0(rule="alg1")       2·log(1 + ε/(4 + L))                               §2.2 line 2, §2.4 row A
-pmcg_eps0                   ε/(14 + 4L)                                        §2.3 line 2, §2.4 row C
-dpg_eps0_basic              ε/r                                                §3.1 a
-dpg_eps0_advanced_code      √(2L/r + ε/r) − √(2L/r)                            §3.1 b (REPO)
-dpg_eps0_advanced_drv       root of √(2rL)·ε0 + r·ε0(e^ε0 − 1) = ε             §3.1 b (DRV)
-dpg_eps0_improved           2ε/((e − 1)(3 + L)), only for ε ≤ ε*(δ)            §3.1 c
-dpg_eps0(rule="better_of")  max(basic, advanced_code)                          §3.1 "Which variant"
-basic_composition           k·ε0                                               §3.1 a
-advanced_composition        √(2k·L)·ε0 + k·ε0(e^ε0 − 1)                        §3.1 b
+pcg_eps0(rule="split")      2·log(1 + ε/(2(3 + L)))                            R3 (split)
+pcg_eps0(rule="alg1")       2·log(1 + ε/(4 + L))                               R3 (Algorithm 1 as printed)
+pmcg_eps0                   ε/(14 + 4L)                                        R4
+dpg_eps0_basic              ε/r                                                R8 (basic)
+dpg_eps0_advanced_code      √(2L/r + ε/r) − √(2L/r)                            R8 (authors' closed form)
+dpg_eps0_advanced_drv       root of √(2rL)·ε0 + r·ε0(e^ε0 − 1) = ε             R8 (exact DRV)
+dpg_eps0_improved           2ε/((e − 1)(3 + L)), only for ε ≤ ε*(δ)            R8 (improved)
+dpg_eps0(rule="better_of")  max(basic, advanced_code)                          R8 (better of)
+basic_composition           k·ε0                                               R8 (basic)
+advanced_composition        √(2k·L)·ε0 + k·ε0(e^ε0 − 1)                        R8 (advanced)
 ==========================  =================================================  ============
 
 The ``*_eps_total`` helpers invert the ε0 rules (total ε claimed for a given ε0).
@@ -113,15 +113,15 @@ def _log_inv(delta: float) -> float:
 def pcg_eps0(eps, delta, rule: str = "split") -> float:
     """Per-step ε0 of Private Continuous Greedy (Algorithm 1).
 
-    * ``rule="split"`` (default, spec §2.4 reading B, the value used in the
+    * ``rule="split"`` (default, chaturvedi2021 reading R3, the value used in the
       experiments): ε0 = 2·log(1 + ε/(2·(3 + log(1/δ)))).  It solves
       (e^{ε0/2} − 1)(3 + log(1/δ)) = ε/2 from the proof of Thm 3.9; e.g.
       ε = 0.1, δ = 1e-3 gives 0.0100677 (the paper's "ε0 ≈ 0.01006").
-    * ``rule="alg1"`` (spec §2.2 line 2, §2.4 reading A, Algorithm 1 as printed):
+    * ``rule="alg1"`` (chaturvedi2021 reading R3, Algorithm 1 line 2 as printed):
       ε0 = 2·log(1 + ε/(4 + log(1/δ))), the inverse of Thm 3.9's
       ((e^{ε0/2} − 1)(4 + log(1/δ)), δ)-DP; 0.018252 at ε = 0.1, δ = 1e-3.
 
-    η, r and n do not enter (spec §2.4).
+    η, r and n do not enter (chaturvedi2021 reading R3).
     """
     eps = _check_eps(eps)
     L = _log_inv(_check_delta(delta))
@@ -135,8 +135,8 @@ def pcg_eps0(eps, delta, rule: str = "split") -> float:
 def pcg_eps_total(eps0, delta, rule: str = "split") -> float:
     """Inverse of :func:`pcg_eps0`: the total ε that rule assigns to a per-step ε0.
 
-    * ``"split"`` (spec §2.4 B): ε = 2·(e^{ε0/2} − 1)·(3 + log(1/δ)).
-    * ``"alg1"`` (spec §2.2, Thm 3.9): ε = (e^{ε0/2} − 1)·(4 + log(1/δ)).
+    * ``"split"`` (chaturvedi2021 reading R3, split): ε = 2·(e^{ε0/2} − 1)·(3 + log(1/δ)).
+    * ``"alg1"`` (chaturvedi2021 reading R3, Algorithm 1 as printed, Thm 3.9): ε = (e^{ε0/2} − 1)·(4 + log(1/δ)).
     """
     eps0 = _check_eps0(eps0)
     L = _log_inv(_check_delta(delta))
@@ -150,8 +150,8 @@ def pcg_eps_total(eps0, delta, rule: str = "split") -> float:
 def pmcg_eps0(eps, delta) -> float:
     """Per-step ε0 of Private Measured Continuous Greedy (Algorithm 2).
 
-    ε0 = ε / (14 + 4·log(1/δ))  — spec §2.3 line 2 (Thm 4.9:
-    ((14 + 4 log(1/δ))·ε0, δ)-DP), §2.4 row C (0.0024021 at ε = 0.1, δ = 1e-3).
+    ε0 = ε / (14 + 4·log(1/δ))  — chaturvedi2021 reading R4 (Thm 4.9:
+    ((14 + 4 log(1/δ))·ε0, δ)-DP), chaturvedi2021 reading R4 (0.0024021 at ε = 0.1, δ = 1e-3).
     """
     eps = _check_eps(eps)
     L = _log_inv(_check_delta(delta))
@@ -159,7 +159,7 @@ def pmcg_eps0(eps, delta) -> float:
 
 
 def pmcg_eps_total(eps0, delta) -> float:
-    """Inverse of :func:`pmcg_eps0`: ε = (14 + 4·log(1/δ))·ε0 (spec §2.3, Thm 4.9)."""
+    """Inverse of :func:`pmcg_eps0`: ε = (14 + 4·log(1/δ))·ε0 (chaturvedi2021 reading R4, Thm 4.9)."""
     eps0 = _check_eps0(eps0)
     L = _log_inv(_check_delta(delta))
     return (14.0 + 4.0 * L) * eps0
@@ -167,14 +167,14 @@ def pmcg_eps_total(eps0, delta) -> float:
 
 # ----------------------------------------------------------------------------- DPG / MBKK
 def dpg_eps0_basic(eps, r) -> float:
-    """Basic composition over r exponential-mechanism steps: ε0 = ε/r (spec §3.1 a)."""
+    """Basic composition over r exponential-mechanism steps: ε0 = ε/r (chaturvedi2021 reading R8, basic)."""
     eps = _check_eps(eps)
     r = _check_count(r, "r")
     return eps / r
 
 
 def dpg_eps0_advanced_code(eps, delta, r) -> float:
-    """Advanced composition, the authors' closed form (spec §3.1 b, [REPO]).
+    """Advanced composition, the authors' closed form (chaturvedi2021 reading R8, advanced, the authors' constant).
 
     ε0 = √(2·log(1/δ)/r + ε/r) − √(2·log(1/δ)/r), the positive root of
     r·ε0² + 2·√(2r·log(1/δ))·ε0 = ε.  Evaluated in the cancellation-free form
@@ -188,7 +188,7 @@ def dpg_eps0_advanced_code(eps, delta, r) -> float:
 
 
 def dpg_eps0_advanced_drv(eps, delta, r) -> float:
-    """Advanced composition, exact Dwork–Rothblum–Vadhan bound solved for ε0 (spec §3.1 b).
+    """Advanced composition, exact Dwork–Rothblum–Vadhan bound solved for ε0 (chaturvedi2021 reading R8, advanced).
 
     Returns the unique ε0 ≥ 0 with √(2r·log(1/δ))·ε0 + r·ε0·(e^{ε0} − 1) = ε
     (the left side is increasing in ε0), found with scipy.optimize.brentq on
@@ -211,10 +211,10 @@ def dpg_eps0_advanced_drv(eps, delta, r) -> float:
 
 
 def dpg_eps0_improved(eps, delta) -> float:
-    """Improved (rank-invariant) analysis for decomposable f (spec §3.1 c, constant [REPO]).
+    """Improved (rank-invariant) analysis for decomposable f (chaturvedi2021 reading R8, improved, the authors' constant).
 
     ε0 = 2ε / ((e − 1)·(3 + log(1/δ))), from requiring (e − 1)(ε0/2)(3 + log 1/δ) = ε.
-    Used by DPG in Figure 2 (spec §2.4 table, last column).
+    Used by DPG in Figure 2 (chaturvedi2021 reading R8).
 
     Domain: only for ε ≤ :func:`dpg_improved_max_eps` (δ).  Above it the returned ε0 would
     not be covered by the bound the rule is derived from (:func:`dpg_improved_bound`
@@ -241,7 +241,7 @@ def _improved_loss(eps0: float, L: float) -> float:
 
 
 def dpg_improved_bound(eps0, delta) -> float:
-    """Privacy loss bound of DPG on a decomposable objective (spec §3.1 c, from Thm 3.9's proof):
+    """Privacy loss bound of DPG on a decomposable objective (chaturvedi2021 reading R8, improved, from Thm 3.9's proof):
     ε0/2 + (e^{ε0/2} − 1)(3 + log(1/δ)), holding with probability 1 − δ."""
     eps0 = _check_eps0(eps0)
     return _improved_loss(eps0, _log_inv(_check_delta(delta)))
@@ -265,7 +265,7 @@ def dpg_improved_max_eps(delta) -> float:
 
 
 def dpg_improved_eps_total(eps0, delta) -> float:
-    """Inverse of :func:`dpg_eps0_improved`: ε = (e − 1)·(ε0/2)·(3 + log(1/δ)) (spec §3.1 c).
+    """Inverse of :func:`dpg_eps0_improved`: ε = (e − 1)·(ε0/2)·(3 + log(1/δ)) (chaturvedi2021 reading R8, improved).
 
     Same domain as :func:`dpg_eps0_improved`: raises ValueError when this ε is smaller than
     the bound :func:`dpg_improved_bound` (ε0/2 beyond the rule's validity).
@@ -284,12 +284,12 @@ def dpg_improved_eps_total(eps0, delta) -> float:
 
 
 def dpg_eps0(eps, delta, r, rule: str) -> float:
-    """Per-step ε0 of the private greedy DPG/MBKK (spec §3.1), dispatching on ``rule``.
+    """Per-step ε0 of the private greedy DPG/MBKK (chaturvedi2021 reading R8), dispatching on ``rule``.
 
-    ``"basic"`` ε/r (§3.1 a; Figure 1 choice, ``delta`` may be None),
-    ``"advanced_code"`` / ``"advanced_drv"`` (§3.1 b), ``"improved"`` (§3.1 c;
+    ``"basic"`` ε/r (chaturvedi2021 reading R8; Figure 1 choice, ``delta`` may be None),
+    ``"advanced_code"`` / ``"advanced_drv"`` (chaturvedi2021 reading R8), ``"improved"`` (chaturvedi2021 reading R8;
     Figure 2; ``r`` is ignored but still validated when given, may be None),
-    ``"better_of"`` = max(basic, advanced_code) — the authors' rule (§3.1 "Which
+    ``"better_of"`` = max(basic, advanced_code) — the authors' rule (chaturvedi2021 reading R8, "Which
     variant where").
     """
     if rule == "basic":
@@ -311,14 +311,14 @@ def dpg_eps0(eps, delta, r, rule: str) -> float:
 
 # ----------------------------------------------------------------------------- composition
 def basic_composition(eps0, k) -> float:
-    """Total ε of k adaptively composed ε0-DP mechanisms, basic theorem: k·ε0 (spec §3.1 a)."""
+    """Total ε of k adaptively composed ε0-DP mechanisms, basic theorem: k·ε0 (chaturvedi2021 reading R8, basic)."""
     eps0 = _check_eps0(eps0)
     k = _check_count(k, "k")
     return k * eps0
 
 
 def advanced_composition(eps0, k, delta) -> float:
-    """Total ε of k composed ε0-DP mechanisms, advanced (DRV 2010) theorem (spec §3.1 b).
+    """Total ε of k composed ε0-DP mechanisms, advanced (DRV 2010) theorem (chaturvedi2021 reading R8, advanced).
 
     ε = √(2k·log(1/δ))·ε0 + k·ε0·(e^{ε0} − 1), at additional failure probability δ.
     """

@@ -1,6 +1,6 @@
 """Privacy bookkeeping of online submodular maximisation: certified ε and the bandit δ-tail.
 
-Spec ``online-submodular-max.md`` §2 ("certified ε", a pipeline helper, not in the paper) and §4.
+docs/papers/perezsalazar2021.md, readings R1, R3 ("certified ε", a pipeline helper, not in the paper) and R21.
 
 *Certified ε.*  An algorithm made of k Hedge experts, each drawing N times with rate η, is
 ``(ε_cert, δ)``-DP with (Lemma 1 + composition: each draw is the exponential mechanism with a
@@ -18,7 +18,7 @@ privacy guarantee of that size: plots draw them as hollow markers ("nominal ε, 
 
 *Bandit δ-tail.*  Algorithm 3 is (ε, δ + P(M ≥ 2γT))-DP, M ~ Bin(T, γ) the number of
 exploration rounds.  The paper states P(M ≥ 2γT) ≤ e^{−8γ²T}; that does not follow from
-Hoeffding (e^{−2γ²T}) and is false for γ ≳ 0.05 (spec ambiguity 5), so :func:`bandit_tail`
+Hoeffding (e^{−2γ²T}) and is false for γ ≳ 0.05 (perezsalazar2021 reading R6), so :func:`bandit_tail`
 reports the exact binomial tail (log space: the values underflow float64) beside the paper's,
 Hoeffding's, the multiplicative Chernoff and the KL–Chernoff bounds, and ``delta_tail`` uses
 Hoeffding's.

@@ -1,4 +1,4 @@
-"""The claims of Shariff & Sheffet (spec §8), checked on the aggregated tables and per-run values.
+"""The claims of Shariff & Sheffet (shariff2018 reading R20), checked on the aggregated tables and per-run values.
 
 Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims`):
 
@@ -7,14 +7,14 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
   regret at n = 5·10^7); anything short of them is the quick tier.  The tier is decided from the tables
   and the settings that ran (:func:`exp1_tier`, :func:`exp2_tier`, :func:`exp3_tier`) and stated in each
   row's details, never from a scale label.
-* **Quick (Q) readings.**  The spec (§8 and its quick scale §9.4) defines, for every claim of Figures 2–5
+* **Quick (Q) readings.**  The design (shariff2018 readings R19, R20) defines, for every claim of Figures 2–5
   but F4.e, how it reads below the paper's settings: Figure 4 at t* = T_quick (a prefix run with the
   full-horizon constants), Figure 5 on the regret at T_quick, Exp. 1 on fewer dims and runs, with a Q
   threshold where it gives one (F2.a ≥ 0.9, F3.a [1.6, 2.4], F4.c ratio ≥ 1.2 and p < 0.05, F5.b ≤ 0.6,
   F5.c the two extreme gaps only) and the paper's threshold otherwise.  Below the paper's settings a claim
   is judged on that reading only, and its threshold column says so ("Q reading at t* = 2,000,000 (paper
   2·10^7): …"), so a *reproduced* row there never stands for the paper's statement at the paper's horizon
-  or range.  F4.e has no Q reading (the spec: "paper-scale only"): on prefix runs it is *inconclusive*,
+  or range.  F4.e has no Q reading (shariff2018 reading R20: "paper-scale only"): on prefix runs it is *inconclusive*,
   needing runs to n = 5·10^7.
 * **Tests and standard errors.**  A claim that gates on a Welch p-value or a bootstrap interval (F3.b,
   F4.a, F4.c, F4.d with the prop9 γ' — its claim20 reading reports p only —, F5.a) needs at least :data:`~privopt.pipeline.claims.MIN_SEEDS` runs per point,
@@ -68,7 +68,7 @@ PAPER = "shariff2018"
 CLAIMS = ClaimSet(PAPER)
 VARIANTS_4 = runs.VARIANTS
 
-#: the paper's settings (spec §7, §9.3): Exp. 1 dims (17 values round(2^(2+i/4))), runs and horizons
+#: the paper's settings (shariff2018 readings R13–R18): Exp. 1 dims (17 values round(2^(2+i/4))), runs and horizons
 PAPER_EXP1 = {"n": 100_000, "runs": 100, "dims": (4, 5, 6, 7, 8, 10, 11, 13, 16, 19, 23, 27, 32, 38, 45, 54, 64)}
 PAPER_EXP2 = {"t_star": 20_000_000, "runs": 30}
 PAPER_EXP3 = {"n": 50_000_000, "runs": 30, "gaps": (0.0, 0.0015625, 0.00625, 0.025, 0.1)}
@@ -129,7 +129,7 @@ def exp3_tier(fig5_runs: pd.DataFrame) -> tuple[bool, str]:
 
 
 def _q(quick: bool, threshold: str, reading: str) -> str:
-    """The threshold as the row states it: the spec's quick (Q) reading, named with where it was read."""
+    """The threshold as the row states it: the quick (Q) threshold of shariff2018 reading R20, named with where it was read."""
     return f"Q reading ({reading}): {threshold}" if quick else threshold
 
 
@@ -566,7 +566,7 @@ def _f4e(tables, settings) -> Outcome:
     t_max = int(fig4_runs["t"].max())
     if not (t_max >= n and (fig4_runs["t"] <= 2 * 10**7).any() and t_max > 2 * 10**7):
         raise Inconclusive(f"runs stop at t = {t_max:,} < n = {n:,} (prefix runs): paper scale only",
-                           needs=f"runs to n = {n:,} (the spec gives F4.e no quick reading)")
+                           needs=f"runs to n = {n:,} (F4.e has no quick threshold)")
     a, b = _at(fig4_runs, 2 * 10**7), _at(fig4_runs, n)
     ok, contra, parts, checked, n_min = True, False, [], 0, None
     for (g, v), gb in b.groupby(["gap", "variant"]):
@@ -591,7 +591,7 @@ def _f4e(tables, settings) -> Outcome:
 
 @CLAIMS.claim("F4.f", "fig4", "No Cholesky failures of V_t in any Gaussian or shifted-Wishart run.", "0",
               needs=("fig4_runs",),
-              details="an exact check over the rounds that ran (spec §2.4: a failure at the default shifts is a bug)")
+              details="an exact check over the rounds that ran (shariff2018 reading R3: a failure at the default shifts is a bug)")
 def _f4f(tables, settings) -> Outcome:
     fig4_runs = tables["fig4_runs"]
     priv = fig4_runs[fig4_runs["variant"].isin(["gaussian", "wishart"])]
@@ -794,9 +794,9 @@ def _f5e(tables, settings) -> Outcome:
 # ----------------------------------------------------------------------------- all
 
 
-S1_THRESHOLD = 0.99   # spec §8 S.1: bounds hold on ≥ 99% of audited rounds, per private configuration
-S2_THRESHOLD = 1.0    # spec §8 S.2: the confidence set contains θ* on all audited rounds
-S1_SAMPLE = 10_000    # spec §8 S.1: audited rounds per private configuration
+S1_THRESHOLD = 0.99   # shariff2018 reading R20, S.1: bounds hold on ≥ 99% of audited rounds, per private configuration
+S2_THRESHOLD = 1.0    # shariff2018 reading R20, S.2: the confidence set contains θ* on all audited rounds
+S1_SAMPLE = 10_000    # shariff2018 reading R20, S.1: audited rounds per private configuration
 
 
 def _pct(x: float) -> str:
@@ -889,13 +889,13 @@ def _s1(tables, settings) -> Outcome:
     upper = [_cp_upper(int(round(r.s1 * r.n)), int(r.n)) for r in private.itertuples()]
     holds = decide(worst >= S1_THRESHOLD, min(upper) < S1_THRESHOLD and worst < S1_THRESHOLD)
     details = (a.sampling + " | " + " | ".join(extremes)
-               + (f" | spec sample: {S1_SAMPLE:,} rounds per configuration" if small else ""))
+               + (f" | design sample: {S1_SAMPLE:,} rounds per configuration" if small else ""))
     return Outcome(f"{len(private)} private configurations, smallest share {_pct(worst)} (95% upper end "
                    f"{_pct(upper[int(np.argmin(private['s1'].to_numpy()))])}); "
                    + "; ".join(_share_parts(shares, checks, "s1")), holds, details=details,
                    needs="" if holds is not None else
                    f"more audited rounds: the interval of the smallest share reaches {S1_THRESHOLD:.0%} "
-                   f"(the spec: {S1_SAMPLE:,} per configuration)")
+                   f"(the design: {S1_SAMPLE:,} per configuration)")
 
 
 def _cp_upper(k: int, n: int, level: float = LEVEL) -> float:

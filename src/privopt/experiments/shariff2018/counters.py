@@ -13,7 +13,7 @@ the same Gaussian-mechanism μ, whatever the paper's σ certifies (the path tree
 * ``honaker`` — Honaker's streaming estimator on that tree, the same σ (post-processing);
 * ``smooth`` — Andersson & Pagh's smooth binary mechanism, σ·√((h − k)/m), variance k·σ² at every t.
 
-The learner's bounds follow each counter's worst entry variance over the horizon n (spec §5.2 with
+The learner's bounds follow each counter's worst entry variance over the horizon n (shariff2018 reading R10 with
 s = max_t sd N_ij(t); docs/continual-counting.md §3): Υ, the shift 2Υ, ρ_min = Υ, ρ_max = 3Υ and γ ∝ √s.  The
 square-root factorisation is not run: its state grows with its band count, which would have to approach
 n = 5·10^7 to beat the tree (a banded one's error grows like t/b² beyond t ≈ b²).

@@ -187,7 +187,7 @@ PAPER = Paper(
                original_caption="An example decision set in R^3 with K = 1000 actions.",
                caption=('Shariff & Sheffet (2018), Figure 1: one decision set of the common instance generator, d = 3, K = '
                         '{{ snakemake.config["shariff2018"]["fig1"]["K"] }} actions, Δ = '
-                        '{{ snakemake.config["shariff2018"]["fig1"]["gap"] }}, θ* = (1,1,1)/√3 (spec §7.2). Sub-optimal '
+                        '{{ snakemake.config["shariff2018"]["fig1"]["gap"] }}, θ* = (1,1,1)/√3 (shariff2018 reading R16). Sub-optimal '
                         'actions lie in the band ⟨x,θ*⟩ ∈ [−0.75, 0.75 − Δ]; the single optimal action has ⟨x,θ*⟩ = 0.75.'),
                inputs={"table": "fig1"}, params=lambda section: {"gap": section["fig1"]["gap"]}),
         Figure("fig2", title="Figure 2 — non-private LinUCB, regret over time for varying d",
@@ -281,7 +281,7 @@ PAPER = Paper(
             "exp2": _pick(section["exp2"], ("n", "n_rounds", "plot_until", "wishart_gamma_rule", "audit_rounds")),
             "exp3": _pick(section["exp3"], ("n", "d", "eps", "delta", "k_rule")),
         },
-        caption=('The claims of Shariff & Sheffet about Figures 1–5 (spec private-linear-bandits.md §8), each '
+        caption=('The claims of Shariff & Sheffet about Figures 1–5 (shariff2018 reading R20), each '
                  'evaluated from the regenerated tables: measured value, threshold and verdict (reproduced / not '
                  'reproduced / not evaluated) at scale "{{ snakemake.config["scale"] }}" (quick-scale thresholds at '
                  'quick and smoke scale).'),

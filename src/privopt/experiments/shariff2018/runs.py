@@ -1,4 +1,4 @@
-"""Shariff & Sheffet (2018): instances, variants and blocks of runs of Figures 1–5 (spec §7).
+"""Shariff & Sheffet (2018): instances, variants and blocks of runs of Figures 1–5 (shariff2018 readings R13–R18).
 
 All algorithmic work is done by :mod:`privopt.bandits`; this module only builds the instances
 and variants of each experiment, keys the random streams and returns tidy frames.
@@ -19,10 +19,10 @@ running them one by one (``wall_s`` is the group's time shared among its variant
 variant: its streams are keyed by the reward model as well as d, so its two reward models do not
 share arms (sharing them would change the keying, hence every Exp. 1 table).
 
-Quick scale (spec §9.4): constants always use the full horizon ``n``; only ``n_rounds ≤ n`` rounds
+Quick scale (shariff2018 reading R19): constants always use the full horizon ``n``; only ``n_rounds ≤ n`` rounds
 are simulated, so a quick curve is an exact prefix of the paper-scale curve.
 
-Audit (claims S.1/S.2 of spec §8): an Exp. 2 block can also audit a random sample of rounds of
+Audit (claims S.1/S.2 of shariff2018 reading R20): an Exp. 2 block can also audit a random sample of rounds of
 every run (:func:`exp2_block_with_audit`); the sample comes from the run's own audit stream
 (:func:`privopt.bandits.sample_audit_rounds`), which the learner never reads, so the regret
 records are the same with and without the audit.
@@ -82,7 +82,7 @@ def _tidy(batch, **columns) -> pd.DataFrame:
 
 
 def decision_set(d: int = 3, K: int = 1000, gap: float = 0.1, seed: int = 0, theta=None) -> pd.DataFrame:
-    """One decision set of the common generator (spec §7.2): rows kind = optimal | action | theta."""
+    """One decision set of the common generator (shariff2018 reading R16): rows kind = optimal | action | theta."""
     theta = np.ones(d) / math.sqrt(d) if theta is None else np.asarray(theta, dtype=float)
     rng = seeding.rng(PAPER, "fig1", {"d": d, "K": K, "gap": float(gap)}, seed)
     arms, means, j_opt = sample_decision_set(rng, theta, K, gap=gap)
@@ -98,7 +98,7 @@ def decision_set(d: int = 3, K: int = 1000, gap: float = 0.1, seed: int = 0, the
 
 def exp1_block(reward: str, d: int, seeds: Sequence[int], *, n: int, n_rounds: int | None = None,
                gap: float = 0.1, rec_every: int = 1000) -> pd.DataFrame:
-    """Non-private LinUCB (ρ = 1) on d-dimensional instances, K = d² (spec §7.3)."""
+    """Non-private LinUCB (ρ = 1) on d-dimensional instances, K = d² (shariff2018 readings R14, R15)."""
     n_rounds = n if n_rounds is None else int(n_rounds)
     variant = variant_params("nonprivate", n, d)
     instance = BanditInstance(d=d, gap=gap, reward=reward)
@@ -118,7 +118,7 @@ def exp2_variants(n: int, d: int, eps: float, delta: float, *, gamma_rule: str =
 def exp2_block(gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None = None, d: int = 5,
                eps: float = 1.0, delta: float = 0.1, variants: Sequence[str] = VARIANTS,
                gamma_rule: str = "prop9", k_rule: str = "paper", rec_every: int = 5000) -> pd.DataFrame:
-    """The four variants of Fig. 4 on one gap, common random numbers per seed (spec §7.4)."""
+    """The four variants of Fig. 4 on one gap, common random numbers per seed (shariff2018 reading R17)."""
     return exp2_block_with_audit(gap, seeds, n=n, n_rounds=n_rounds, d=d, eps=eps, delta=delta, variants=variants,
                                  gamma_rule=gamma_rule, k_rule=k_rule, rec_every=rec_every, audit_rounds=0)[0]
 
@@ -163,7 +163,7 @@ def exp2_block_with_audit(gap: float, seeds: Sequence[int], *, n: int, n_rounds:
 
 
 def exp3_grid(n: int, d: int, eps: float, delta: float, *, k_rule: str = "paper", rho_grid=None) -> list[float]:
-    """The ρ_min grid of Fig. 5: the §7.5 construction (9 points) unless values are given."""
+    """The ρ_min grid of Fig. 5: the construction of shariff2018 reading R18 (9 points) unless values are given."""
     if rho_grid:
         return [float(r) for r in rho_grid]
     return [float(r) for r in rho_min_grid(n, d, eps, delta, k_rule=k_rule)]
@@ -180,7 +180,7 @@ def default_rho(mechanism: str, n: int, d: int, eps: float, delta: float, *, k_r
 def exp3_block(mechanism: str, gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | None = None,
                d: int = 5, eps: float = 1.0, delta: float = 0.1, k_rule: str = "paper", rho_grid=None,
                rec_points: int = 10) -> pd.DataFrame:
-    """One mechanism at every ρ_min of the grid on one gap (spec §7.5, §7.5.1)."""
+    """One mechanism at every ρ_min of the grid on one gap (shariff2018 reading R18)."""
     n_rounds = n if n_rounds is None else int(n_rounds)
     grid = exp3_grid(n, d, eps, delta, k_rule=k_rule, rho_grid=rho_grid)
     vs = [params_for_rho_min(mechanism, rho, n, d, eps, delta, k_rule=k_rule, name=f"{mechanism}@{i}")

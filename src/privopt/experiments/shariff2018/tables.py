@@ -17,7 +17,7 @@ ols_slope = loglog_slope  # slope b of the OLS fit log R = a + b·log d
 
 
 def bootstrap_slope_ci(runs_df: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% CI of the all-runs OLS slope, resampling runs within each d (spec §7.3); the resampling
+    """95% CI of the all-runs OLS slope, resampling runs within each d (shariff2018 readings R14, R15); the resampling
     stream is keyed by (shariff2018, fig3_bootstrap, n_boot, seed) like every other stream."""
     rng = seeding.rng("shariff2018", "fig3_bootstrap", {"n_boot": n_boot}, seed)
     groups = [g["regret"].to_numpy() for _, g in runs_df.groupby("d", sort=True)]
@@ -28,7 +28,7 @@ FIT_COLUMNS = ["reward", "n_d", "n_runs", "a", "b", "b_means", "b_ci_low", "b_ci
 
 
 def fit_table(exp1_runs: pd.DataFrame, n_boot: int = 1000) -> pd.DataFrame:
-    """Figure 3 fits per reward model (spec §7.3): OLS ``log R̂_n = a + b·log d`` over all runs, the
+    """Figure 3 fits per reward model (shariff2018 readings R14, R15): OLS ``log R̂_n = a + b·log d`` over all runs, the
     slope on the per-d means, and the bootstrap 95% CI of ``b`` (the same numbers as claims F3.a/F3.b).
     With fewer than two values of d the fit is undefined (NaN)."""
     rows = []
