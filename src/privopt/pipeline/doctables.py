@@ -6,7 +6,7 @@ the paper-scale cost table of each paper and in all), ``--check`` lists the bloc
 (``tests/test_docs.py`` runs it).  Adding a paper therefore adds its rows everywhere by running the script; a
 cost model or figure that changes shows in the docs the same way, and a hand edit inside a block is caught.
 
-Blocks: README.md ``papers`` and ``figures``; docs/performance.md ``cost``; each docs/papers/<key>.md
+Blocks: README.md ``papers``, ``figures`` and ``paper-scale`` (the paper scale's cost); docs/performance.md ``cost``; each docs/papers/<key>.md
 ``cost-<key>``.  A block a file lacks is an error naming the file and the block, so a page cannot silently stop
 being generated.
 """
@@ -80,11 +80,19 @@ def cost_block(rows: list[dict], total: str) -> str:
     return cost_table.markdown(rows, total)
 
 
+def paper_scale_line(rows: list[dict]) -> str:
+    """The README's definition of the paper scale, with what it costs by the cost models."""
+    jobs, hours = sum(r["jobs"] for r in rows), sum(r["core_hours"] for r in rows)
+    return (f"- **paper** (`--configfile config/paper.yaml`): the papers' settings, {jobs:,} run jobs, {hours:.1f} "
+            f"core-hours by the cost models (`benchmarks/paper_cost.py`).")
+
+
 def blocks(papers: Mapping[str, Paper], root: Path, config: Mapping[str, Any]) -> dict[str, dict[str, Callable[[], str]]]:
     """{file relative to the root: {block name: a function returning its text}}."""
     rows = cost_rows(config)
     out: dict[str, dict[str, Callable[[], str]]] = {
-        "README.md": {"papers": lambda: papers_table(papers, root), "figures": lambda: figures_table(papers)},
+        "README.md": {"papers": lambda: papers_table(papers, root), "figures": lambda: figures_table(papers),
+                      "paper-scale": lambda: paper_scale_line(rows)},
         "docs/performance.md": {"cost": lambda: cost_block(rows, "all run jobs")},
     }
     for key, p in papers.items():
