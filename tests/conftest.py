@@ -19,6 +19,7 @@ def xdist_group_of(module: str, fixturenames, reads_smoke_run: bool = False) -> 
     return "smoke" if reads_smoke_run or SMOKE_FIXTURE in fixturenames else module
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the groups into node ids on each worker
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: one process, nothing to share out
         return
