@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from workflow_runs import SUBSET, copy_workflow, data_config, snakemake
+
 #: the fixture whose pipeline run (minutes) every end-to-end test reads: its tests share one worker
 SMOKE_FIXTURE = "smoke_run_two_cores"
 
@@ -19,16 +21,31 @@ def xdist_group_of(module: str, fixturenames, reads_smoke_run: bool = False) -> 
     return "smoke" if reads_smoke_run or SMOKE_FIXTURE in fixturenames else module
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the groups into node ids on each worker
-def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: one process, nothing to share out
-        return
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        group = xdist_group_of(module, getattr(item, "fixturenames", ()), item.get_closest_marker("reads_smoke_run") is not None)
-        item.add_marker(pytest.mark.xdist_group(group))
+def _join_group(item, group: str) -> None:
+    """What ``--dist loadgroup`` does with an ``xdist_group`` mark: the group goes into the node id as
+    ``<nodeid>@<group>``, which the controller schedules by.  pytest-xdist 3.8 writes it to ``item._nodeid``,
+    which pytest 9.2 no longer reads (it keeps the node id as a ``NodeId`` in ``item._id``), so that every test
+    was scheduled on its own and two workers each built the smoke run; done here for both."""
+    new = f"{item.nodeid}@{group}"
+    if isinstance(getattr(item, "_id", None), str) or not hasattr(item, "_id"):
+        item._nodeid = new
+    else:
+        from _pytest.nodeid import NodeId
 
-from workflow_runs import SUBSET, copy_workflow, data_config, snakemake
+        item._id = NodeId.parse(new)
+
+
+def pytest_itemcollected(item):
+    """Put each test in its xdist group as it is collected (``-n``, ``--dist loadgroup``; no-op without xdist)."""
+    config = item.config
+    if not getattr(config.option, "loadgroup", False):  # set on each xdist worker under --dist loadgroup
+        return
+    module = item.nodeid.split("::", 1)[0]
+    smoke = item.get_closest_marker("reads_smoke_run") is not None
+    group = xdist_group_of(module, getattr(item, "fixturenames", ()), smoke)
+    item.add_marker(pytest.mark.xdist_group(group))
+    if "@" not in item.nodeid:
+        _join_group(item, group)
 
 
 @pytest.fixture(scope="session")
