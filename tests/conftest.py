@@ -27,12 +27,12 @@ def _join_group(item, group: str) -> None:
     which pytest 9.2 no longer reads (it keeps the node id as a ``NodeId`` in ``item._id``), so that every test
     was scheduled on its own and two workers each built the smoke run; done here for both."""
     new = f"{item.nodeid}@{group}"
-    if isinstance(getattr(item, "_id", None), str) or not hasattr(item, "_id"):
+    if not hasattr(item, "_id"):  # pytest < 9.2
         item._nodeid = new
-    else:
-        from _pytest.nodeid import NodeId
+        return
+    from _pytest.nodeid import NodeId
 
-        item._id = NodeId.parse(new)
+    item._id = NodeId.parse(new)
 
 
 def pytest_itemcollected(item):
