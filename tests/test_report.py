@@ -111,9 +111,10 @@ def test_the_report_opens_on_the_verdict_and_links_every_section_and_page(render
     contents = html.split('id="contents"', 1)[1].split("</nav>", 1)[0]
     for page in ("provenance.html", "audits.html"):
         assert f'href="{page}' in contents and 'href="index.html' in Path(page).read_text()
-    # no reference: the open claims are this run's, and say so
+    # no reference: the open claims are this run's, say so, and are folded below the reference's (none here)
     open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
-    assert open_rows.count('<tr class="open-claim"') == 3 and "this run (quick); no reference yet" in open_rows
+    assert open_rows.count('<tr class="open-claim-run"') == 3 and "this run (quick); no reference yet" in open_rows
+    assert '<tr class="open-claim"' not in open_rows and '<details class="unreferenced">' in open_rows
 
 
 def test_each_figure_has_its_caption_at_its_scale_claims_and_settings_behind_a_disclosure(rendered):

@@ -102,7 +102,8 @@ def first_screen_problems(seen: dict, papers: list[str], open_rows: list[tuple[s
 
 def expected_first_screen(results: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
     """From a run's claims tables (``results/claims``): every paper's key, and every claim row that is not
-    reproduced at the reference scale (this run's rows for a paper without a reference)."""
+    reproduced at the reference scale (a paper without a reference has none there: its open rows at this run's
+    scale are folded below)."""
     papers, rows = [], []
     for path in sorted((results / "claims").glob("*.csv")):
         if path.name.endswith(".reference.csv"):
@@ -110,7 +111,9 @@ def expected_first_screen(results: Path) -> tuple[list[str], list[tuple[str, str
         key = path.stem
         papers.append(key)
         ref = path.with_name(f"{key}.reference.csv")
-        table = pd.read_csv(ref if ref.is_file() else path, keep_default_na=False)
+        if not ref.is_file():
+            continue
+        table = pd.read_csv(ref, keep_default_na=False)
         rows += [(key, r["claim"], r["statement"]) for r in table.to_dict("records") if r["verdict"] != "reproduced"]
     return papers, rows
 

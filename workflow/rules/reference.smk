@@ -93,8 +93,6 @@ for _paper in PAPERS.values():
                     notebook=f"{_paper.key}_{_fig.id}",
                     manifest=reference_manifest_digest(_paper),
                     missing=reference_missing(_paper),
-                    # the manifest is checked (sha256 of every file) before a cell runs
-                    reference_folder=reference_folder(_paper),
                 conda:
                     "../envs/privopt.yaml"
                 log:

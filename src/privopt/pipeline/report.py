@@ -590,7 +590,10 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     values = dict(papers=context, datasets=data_provenance_rows(data), scale=scale, software=software,
                   audits=audit_table, data=data_description(data), audit_settings=audit_settings or {},
                   verdicts=VERDICT_ORDER, config_digest=config_digest(shown), pages=pages,
-                  open_claims=[row for paper in context for row in paper["open"]])
+                  # open at the reference scale (the first screen) and, folded below them, this run's open claims
+                  # of the papers that have no reference yet (a quick run can leave dozens open)
+                  open_claims=[row for paper in context if paper["reference"] for row in paper["open"]],
+                  open_unreferenced=[row for paper in context if not paper["reference"] for row in paper["open"]])
     for name, target in ((template.name, Path(output)), (PAGES[1] + ".j2", base / PAGES[1]),
                          (PAGES[2] + ".j2", base / PAGES[2])):
         html = env.get_template(name).render(**values)
