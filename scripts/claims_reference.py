@@ -3,18 +3,19 @@
 import json
 
 from privopt.pipeline.claims import claims_frame
-from privopt.pipeline.reference import RECOMPUTED, changed_modules, check_manifest, reference_tables
+from privopt.pipeline.reference import RECOMPUTED, changed_modules, check_manifest, reference_folder, reference_tables
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv, write_json
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
 the_paper = paper(p.paper)
-manifest = check_manifest(p.folder)
-tables = reference_tables(p.folder, the_paper, the_paper.claims.inputs)
+folder = reference_folder(snakemake.config, p.paper)
+manifest = check_manifest(folder)
+tables = reference_tables(folder, the_paper, the_paper.claims.inputs)
 claims = the_paper.claims.run(tables, the_paper.claims.settings(manifest["config"]))
 write_csv(claims_frame(claims, f"reference ({manifest['scale']})"), snakemake.output.claims)
-write_json({"folder": p.folder, "label": manifest["label"], "scale": manifest["scale"],
+write_json({"folder": folder, "label": manifest["label"], "scale": manifest["scale"],
             "core_hours": manifest["core_hours"], "commit": manifest["commit"], "written": manifest["written"],
             "cpu": manifest["cpu"], "data": manifest["data"],
             "changed_modules": changed_modules(manifest, p.modules),

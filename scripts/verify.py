@@ -8,16 +8,17 @@ import tempfile
 
 import pandas as pd
 
-from privopt.pipeline.reference import verify_jobs
+from privopt.pipeline.reference import reference_folder, verify_jobs
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
+folder = reference_folder(snakemake.config, p.paper)
 inputs = {name: path for name, path in snakemake.input.items() if name != "manifest"}  # its data sets' files
 ulps = paper(p.paper).verify_ulps
 with tempfile.TemporaryDirectory(prefix=f"verify-{p.paper}-") as work:
-    found = verify_jobs(p.folder, paper(p.paper), inputs, work, ulps=ulps)
+    found = verify_jobs(folder, paper(p.paper), inputs, work, ulps=ulps)
 log = logging.getLogger("verify")
 for f in found:
     log.info("%s: %s in %.2f s", f["job"], f["result"], f["seconds"])
@@ -27,8 +28,8 @@ log.info("verify_%s: %d of %d recomputed run jobs bit-identical%s", p.paper, sam
 bad = [f for f in found if f["mismatch"]]
 if bad:
     raise SystemExit(f"verify_{p.paper}: {len(bad)} of {len(found)} recomputed run jobs differ from the reference "
-                     f"{p.folder}" + (f" by more than {ulps} ulps" if ulps else "") + ": "
+                     f"{folder}" + (f" by more than {ulps} ulps" if ulps else "") + ": "
                      + "; ".join(f["mismatch"] for f in bad))
 if not found:
-    raise SystemExit(f"verify_{p.paper}: the reference {p.folder} samples no run job to recompute")
+    raise SystemExit(f"verify_{p.paper}: the reference {folder} samples no run job to recompute")
 write_csv(pd.DataFrame(found), snakemake.output[0])

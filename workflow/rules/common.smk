@@ -29,6 +29,7 @@ from privopt.codedigest import code_digest, module_digests, notebook_imports
 from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import settings_key
+from privopt.pipeline.reference import reference_folder as reference_folder_of
 from privopt.pipeline.registry import papers
 from privopt.pipeline.captions import write_captions
 from privopt.pipeline.protocol import CAPTIONS
@@ -174,6 +175,31 @@ def run_settings(paper, exp):
              "settings_key": point_settings_key(paper, exp, point)} for point in exp.points(section)]
 
 
+# ----------------------------------------------------------------- the report's inputs (report.smk)
+
+def notebook_html_file(paper, figure_id):
+    return paper.notebook_page(figure_id, RESULTS)
+
+
+def all_notebook_html():
+    return {key: {f.id: notebook_html_file(p, f.id) for f in p.figures} for key, p in PAPERS.items()}
+
+
+def reference_figure_labels(paper):
+    """Per reference figure, the part of the reference's description that is about it."""
+    from privopt.pipeline.report import figure_scale_label
+
+    label = reference_manifest(paper).get("label", "")
+    exp_labels = {e.name: e.label for e in paper.experiments}
+    return {f.id: figure_scale_label(label, [exp_labels[paper.table_owner(s)[0].name] for s in f.inputs.values()], f.title)
+            for f in reference_figures(paper)}
+
+
+def report_references():
+    out = reference_report_inputs()
+    return {key: {**ref, "figure_labels": reference_figure_labels(PAPERS[key])} for key, ref in out.items()}
+
+
 def all_figure_files(kind):
     """Every figure's file of one kind ("png" or "pdf") over the registered papers."""
     return [p.figure_files(f.id, RESULTS)[kind] for p in PAPERS.values() for f in p.figures]
@@ -309,7 +335,7 @@ def job_group(paper, exp):
 
 
 def reference_folder(paper):
-    return f"{config['reference']['folder']}/{paper.key}"
+    return reference_folder_of(config, paper.key)
 
 
 def reference_exists(paper):

@@ -59,7 +59,6 @@ for _paper in PAPERS.values():
                 about=f"{RESULTS}/claims/{_paper.key}.reference.json",
             params:
                 paper=_paper.key,
-                folder=reference_folder(_paper),
                 manifest=reference_manifest_digest(_paper),
                 # the listed files that are missing: a deletion reruns the job, which then names the file
                 missing=reference_missing(_paper),
@@ -111,7 +110,6 @@ for _paper in PAPERS.values():
                 f"results/verify/{_paper.key}.csv",
             params:
                 paper=_paper.key,
-                folder=reference_folder(_paper),
                 missing=reference_missing(_paper),
             conda:
                 "../envs/privopt.yaml"

@@ -4,29 +4,6 @@
 # notebook rendered to HTML under results/<scale>/notebooks/.
 
 
-def notebook_html_file(paper, figure_id):
-    return paper.notebook_page(figure_id, RESULTS)
-
-
-def all_notebook_html():
-    return {key: {f.id: notebook_html_file(p, f.id) for f in p.figures} for key, p in PAPERS.items()}
-
-
-def reference_figure_labels(paper):
-    """Per reference figure, the part of the reference's description that is about it."""
-    from privopt.pipeline.report import figure_scale_label
-
-    label = reference_manifest(paper).get("label", "")
-    exp_labels = {e.name: e.label for e in paper.experiments}
-    return {f.id: figure_scale_label(label, [exp_labels[paper.table_owner(s)[0].name] for s in f.inputs.values()], f.title)
-            for f in reference_figures(paper)}
-
-
-def report_references():
-    out = reference_report_inputs()
-    return {key: {**ref, "figure_labels": reference_figure_labels(PAPERS[key])} for key, ref in out.items()}
-
-
 rule notebook_html:
     """One figure's executed notebook (the log of its plot rule) as an HTML page, without Snakemake's job
     cell and machine paths."""

@@ -59,6 +59,13 @@ TIMING = ("wall_s",)
 _RUN_LOG = re.compile(r" rows in ([0-9.]+) s$", re.M)
 
 
+def reference_folder(config: Mapping[str, Any], key: str) -> str:
+    """The reference folder of paper ``key`` under the workflow's config (``reference.folder``/<key>): one
+    definition for the rules and the scripts, which read it from ``snakemake.config`` rather than from a
+    parameter (Snakemake's lint refuses a hard-coded path prefix of an input as a parameter)."""
+    return f"{config['reference']['folder']}/{key}"
+
+
 class ReferenceError(ValueError):
     """A reference folder that does not match its manifest, or that cannot be written."""
 
