@@ -926,29 +926,40 @@ F4C_WHAT = {"tree": "the dyadic binary tree on the same symmetric Gaussian nodes
             "smooth": "the smooth binary mechanism"}
 
 
-def _f4c_ratio(tables, counter) -> list[Outcome]:
-    t = tables["fig4c_ratio"]
+def _ratio_rows(t: pd.DataFrame, by: list[str], column: str, mine: str, base: str, name, baseline: str,
+                details) -> list[Outcome]:
+    """One outcome per group ``by`` of a paired-ratio table (Figures 4c and 4e): at its last round, the row
+    ``column == mine`` against the row ``column == base`` (mean regret ratio and its 95 % paired-bootstrap
+    interval, :func:`~privopt.pipeline.claims.ratio_outcome`); ``name(key)`` names a group, ``details(r, b, n)``
+    says what else to show of the two rows."""
     out = []
-    for gap, g in t.groupby("gap", sort=True):
+    for key, g in t.groupby(by, sort=True):
         T = int(g["t"].max())
-        at = g[g["t"] == T].set_index("counter")
-        reading = f"Δ = {gap:g}"
-        if counter not in at.index or "path" not in at.index:
-            out.append(Outcome(f"{reading}: the {counter} or path-tree runs are missing", None, reading=reading,
-                               needs=f"the {counter} and path runs"))
+        at = g[g["t"] == T].set_index(column)
+        reading = name(key)
+        if mine not in at.index or base not in at.index:
+            out.append(Outcome(f"{reading}: the {mine} or {base} runs are missing", None, reading=reading,
+                               needs=f"the {mine} and {base} runs"))
             continue
-        r, path = at.loc[counter], at.loc["path"]
+        r, b = at.loc[mine], at.loc[base]
         n = int(r["n"])
         est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
-        text = (f"{reading}, t = {T:,}: mean regret {counter}/path = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
-                f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(path['mean'])}")
-        details = (f"{n} runs; ρ_min {_fmt(r['rho_min'])} against the path's {_fmt(path['rho_min'])} (ratio "
-                   f"{r['rho_min'] / path['rho_min']:.3f}), node σ {_fmt(r['sigma'])} against {_fmt(path['sigma'])}; "
-                   f"Cholesky fallbacks {int(r['pd_failures'])}")
-        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details, unit="runs",
+        text = (f"{reading}, t = {T:,}: mean regret {mine}/{base} = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
+                f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(b['mean'])}")
+        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details(r, b, n), unit="runs",
                                  where="at this horizon", longer="a longer horizon",
-                                 no_interval=(" (no interval)", "a positive mean regret of the path tree")))
+                                 no_interval=(" (no interval)", f"a positive mean regret of {baseline}")))
     return out
+
+
+def _f4c_ratio(tables, counter) -> list[Outcome]:
+    def details(r, path, n):
+        return (f"{n} runs; ρ_min {_fmt(r['rho_min'])} against the path's {_fmt(path['rho_min'])} (ratio "
+                f"{r['rho_min'] / path['rho_min']:.3f}), node σ {_fmt(r['sigma'])} against {_fmt(path['sigma'])}; "
+                f"Cholesky fallbacks {int(r['pd_failures'])}")
+
+    return _ratio_rows(tables["fig4c_ratio"], ["gap"], "counter", counter, "path", lambda key: f"Δ = {key[0]:g}",
+                       "the path tree", details)
 
 
 _F4C_THRESHOLD = ("at the last simulated round, per gap: the 95 % paired-bootstrap interval (over runs) of mean regret "
@@ -999,30 +1010,15 @@ F4E_WHAT = {"gaussian_exact": "σ calibrated exactly, the paper's path tree",
 
 
 def _f4e_ratio(tables, role) -> list[Outcome]:
-    t = tables["fig4e_ratio"]
-    out = []
-    for (gap, delta), g in t.groupby(["gap", "delta"], sort=True):
-        T = int(g["t"].max())
-        at = g[g["t"] == T].set_index("variant")
-        reading = f"Δ = {gap:g}, {delta_name(delta)}"
-        if role not in at.index or "gaussian" not in at.index:
-            out.append(Outcome(f"{reading}: the {role} or paper-calibrated runs are missing", None, reading=reading,
-                               needs=f"the {role} and gaussian runs"))
-            continue
-        r, paper = at.loc[role], at.loc["gaussian"]
-        n = int(r["n"])
-        est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
-        text = (f"{reading}, t = {T:,}: mean regret {role}/gaussian = {est:.3f} (95 % paired bootstrap {lo:.3f} … "
-                f"{hi:.3f}); {_fmt(r['mean'])} against {_fmt(paper['mean'])}")
+    def details(r, paper, n):
         what = "σ of the counter's seeds" if role == "gaussian_exact_counter" else "node σ"
-        details = (f"{n} runs; {what} {_fmt(r['sigma'])} against the paper's node σ {_fmt(paper['sigma'])} (ratio "
-                   f"{paper['sigma'] / r['sigma']:.2f}), ρ_min {_fmt(r['rho_min'])} against {_fmt(paper['rho_min'])}"
-                   + (f", counter {r['counter']}" if role == "gaussian_exact_counter" else "")
-                   + f"; Cholesky fallbacks {int(r['pd_failures'])}")
-        out.append(ratio_outcome(text, est, lo, hi, n, reading=reading, details=details, unit="runs",
-                                 where="at this horizon", longer="a longer horizon",
-                                 no_interval=(" (no interval)", "a positive mean regret of the paper's calibration")))
-    return out
+        return (f"{n} runs; {what} {_fmt(r['sigma'])} against the paper's node σ {_fmt(paper['sigma'])} (ratio "
+                f"{paper['sigma'] / r['sigma']:.2f}), ρ_min {_fmt(r['rho_min'])} against {_fmt(paper['rho_min'])}"
+                + (f", counter {r['counter']}" if role == "gaussian_exact_counter" else "")
+                + f"; Cholesky fallbacks {int(r['pd_failures'])}")
+
+    return _ratio_rows(tables["fig4e_ratio"], ["gap", "delta"], "variant", role, "gaussian",
+                       lambda key: f"Δ = {key[0]:g}, {delta_name(key[1])}", "the paper's calibration", details)
 
 
 _F4E_THRESHOLD = ("at the last simulated round, per (gap, δ): the 95 % paired-bootstrap interval (over runs) of mean "
