@@ -205,21 +205,30 @@ def pure_dp_delta(eps0, k, eps) -> float:
     return two_point_delta(p, 1.0 - p, k, eps)
 
 
+def _smallest_eps(delta_of, top: float, delta: float) -> float:
+    """Smallest ε ∈ [0, top] with ``delta_of(ε)`` ≤ δ (δ(ε) falls with ε)."""
+    if delta_of(0.0) <= delta:
+        return 0.0
+    return _largest_root(lambda e: delta_of(e) - delta, 0.0, top)
+
+
+def _largest_eps0(delta_of, lo: float, hi: float, delta: float) -> float:
+    """Largest per-step ε0 ∈ [lo, hi] with ``delta_of(ε0)`` ≤ δ (δ grows with ε0)."""
+    if delta_of(hi) <= delta:
+        return hi
+    return _largest_root(lambda e0: delta_of(e0) - delta, lo, hi)
+
+
 def pure_dp_epsilon(eps0, k, delta) -> float:
     """Smallest ε with k composed ε0-DP mechanisms (ε, δ)-DP (optimal composition); ≤ k·ε0 always."""
     eps0, k, delta = _pos(eps0, "eps0"), _count(k), _delta(delta)
-    if pure_dp_delta(eps0, k, 0.0) <= delta:
-        return 0.0
-    return _largest_root(lambda e: pure_dp_delta(eps0, k, e) - delta, 0.0, k * eps0)
+    return _smallest_eps(lambda e: pure_dp_delta(eps0, k, e), k * eps0, delta)
 
 
 def pure_dp_eps0(eps, delta, k) -> float:
     """Largest ε0 such that k composed ε0-DP mechanisms are (ε, δ)-DP (optimal composition); ≥ ε/k."""
     eps, delta, k = _pos(eps, "eps"), _delta(delta), _count(k)
-    lo, hi = eps / k, eps
-    if pure_dp_delta(hi, k, eps) <= delta:
-        return hi
-    return _largest_root(lambda e0: pure_dp_delta(e0, k, eps) - delta, lo, hi)
+    return _largest_eps0(lambda e0: pure_dp_delta(e0, k, eps), eps / k, eps, delta)
 
 
 def pure_dp_pld(eps0, *, interval: float = 1e-5):
@@ -269,18 +278,13 @@ def br_delta(eps0, k, eps) -> float:
 def br_epsilon(eps0, k, delta) -> float:
     """Smallest ε with k composed ε0-BR mechanisms (ε, δ)-DP."""
     eps0, k, delta = _pos(eps0, "eps0"), _count(k), _delta(delta)
-    if br_delta(eps0, k, 0.0) <= delta:
-        return 0.0
-    return _largest_root(lambda e: br_delta(eps0, k, e) - delta, 0.0, k * eps0)
+    return _smallest_eps(lambda e: br_delta(eps0, k, e), k * eps0, delta)
 
 
 def br_eps0(eps, delta, k) -> float:
     """Largest ε0 such that k composed ε0-BR mechanisms (e.g. exponential mechanisms O_ε0) are (ε, δ)-DP."""
     eps, delta, k = _pos(eps, "eps"), _delta(delta), _count(k)
-    lo, hi = eps / k, 2.0 * eps
-    if br_delta(hi, k, eps) <= delta:
-        return hi
-    return _largest_root(lambda e0: br_delta(e0, k, eps) - delta, lo, hi)
+    return _largest_eps0(lambda e0: br_delta(e0, k, eps), eps / k, 2.0 * eps, delta)
 
 
 # ----------------------------------------------------------------------------- Wishart node (sampled, not certified)
