@@ -195,16 +195,21 @@ def evidence(audit: Audit, variant, n: int, seed: int = 0, *, alpha: float = 0.0
     raise ValueError(f"unknown audit kind {audit.kind!r}")
 
 
+def result_word(variant: str, violated: bool) -> str:
+    """The audit table's result: for the correct mechanism "pass" or "VIOLATION", for a planted bug "caught" or
+    "missed" (``violated``: the evidence exceeds what the claimed guarantee allows)."""
+    if variant == "correct":
+        return "VIOLATION" if violated else "pass"
+    return "caught" if violated else "missed"
+
+
 def run_audit(audit: Audit, variant, n: int, seed: int = 0, *, alpha: float = 0.05) -> dict:
     """One row of the audit table (keys :data:`COLUMNS`); ``variant``: "correct", "planted", "subtle"
     (or a bool: True = "planted")."""
     variant = variant_name(variant)
     ev = evidence(audit, variant, n, seed, alpha=alpha)
     exact = float(audit.exact(variant)) if audit.exact is not None else float("nan")
-    if variant != "correct":
-        result = "caught" if ev.eps_lb > audit.eps else "missed"
-    else:
-        result = "pass" if ev.eps_lb <= audit.eps else "VIOLATION"
+    result = result_word(variant, ev.eps_lb > audit.eps)
     bug = {"correct": "", "planted": audit.bug, "subtle": audit.subtle_bug}[variant]
     return {
         "audit": audit.name,

@@ -49,6 +49,7 @@ import numpy as np
 from scipy import stats
 from scipy.linalg import solve_triangular
 
+from privopt.audit.core import result_word
 from privopt.seeding import seed_sequence
 
 __all__ = ["ALPHA", "POWER", "SUBTLE", "PLANTED", "NoiseLawAudit", "required_dof", "scale_test", "whiten",
@@ -140,7 +141,7 @@ class NoiseLawAudit:
         out = []
         for variant in ("correct", "planted", "subtle"):
             reject, text, reps = self.run(variant, seed)
-            result = ("VIOLATION" if reject else "pass") if variant == "correct" else ("caught" if reject else "missed")
+            result = result_word(variant, reject)
             out.append({
                 "audit": self.name, "variant": variant, "mechanism": self.mechanism, "paper": self.paper,
                 "instance": self.instance, "relation": "white-box: the released noise against its calibrated law",

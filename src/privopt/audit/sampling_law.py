@@ -24,6 +24,7 @@ import numpy as np
 from scipy import stats
 
 from privopt.audit.noise_law import ALPHA, POWER
+from privopt.audit.core import result_word
 from privopt.seeding import seed_sequence
 
 __all__ = ["SUBTLE_RATE", "PLANTED_RATE", "PcgDrawsAudit", "required_information", "score_statistic"]
@@ -101,7 +102,7 @@ class PcgDrawsAudit:
         out = []
         for variant in ("correct", "planted", "subtle"):
             reject, text, runs = self.run(variant, seed)
-            result = ("VIOLATION" if reject else "pass") if variant == "correct" else ("caught" if reject else "missed")
+            result = result_word(variant, reject)
             out.append({
                 "audit": self.name, "variant": variant,
                 "mechanism": "PCG's exponential-mechanism draws (private_continuous_greedy, numba kernel, G scores)",

@@ -72,14 +72,6 @@ def figures_table(papers: Mapping[str, Paper], scale: str = README_SCALE) -> str
     return "\n".join(lines)
 
 
-def cost_rows(config: Mapping[str, Any], keys=None) -> list[dict]:
-    return cost_table.figure_rows(config, keys)
-
-
-def cost_block(rows: list[dict], total: str) -> str:
-    return cost_table.markdown(rows, total)
-
-
 def paper_scale_line(rows: list[dict]) -> str:
     """The README's definition of the paper scale, with what it costs by the cost models."""
     jobs, hours = sum(r["jobs"] for r in rows), sum(r["core_hours"] for r in rows)
@@ -89,17 +81,17 @@ def paper_scale_line(rows: list[dict]) -> str:
 
 def blocks(papers: Mapping[str, Paper], root: Path, config: Mapping[str, Any]) -> dict[str, dict[str, Callable[[], str]]]:
     """{file relative to the root: {block name: a function returning its text}}."""
-    rows = cost_rows(config)
+    rows = cost_table.figure_rows(config)
     out: dict[str, dict[str, Callable[[], str]]] = {
         "README.md": {"papers": lambda: papers_table(papers, root), "figures": lambda: figures_table(papers),
                       "paper-scale": lambda: paper_scale_line(rows)},
-        "docs/performance.md": {"cost": lambda: cost_block(rows, "all run jobs")},
+        "docs/performance.md": {"cost": lambda: cost_table.markdown(rows, "all run jobs")},
     }
     for key, p in papers.items():
         page = paper_page(root, key)
         if page:
             mine = [r for r in rows if r["paper"] == key]
-            out[page] = {f"cost-{key}": (lambda mine=mine, p=p: cost_block(mine, f"{p.short}, all run jobs"))}
+            out[page] = {f"cost-{key}": (lambda mine=mine, p=p: cost_table.markdown(mine, f"{p.short}, all run jobs"))}
     return out
 
 
