@@ -58,8 +58,12 @@ manifest = {
     "verify": verify,
 }
 tables = {Path(t).name: t for t in snakemake.input.tables}
+part = [e for e in p.part if e in {x.name for x in the_paper.experiments}] if p.part else []
+if p.part and not part:
+    raise SystemExit(f"reference_{p.paper}: reference_part = {list(p.part)} names no experiment of {p.paper} "
+                     f"(its experiments: {', '.join(e.name for e in the_paper.experiments)})")
 written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest,
-                          replace=p.replace)
+                          replace=p.replace, part=part)
 Path(snakemake.output[0]).write_text(json.dumps({"folder": p.folder, "files": written["files"]}, indent=1) + "\n")
 logging.getLogger("reference").info("%s: %d files, %d bytes, %.2f core-hours; verify: %d jobs", p.paper,
                                     len(written["files"]), written["bytes"], manifest["core_hours"], len(verify))

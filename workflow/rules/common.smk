@@ -103,6 +103,11 @@ def check_config():
     config.update(loaded)
     check_datasets()
     costguard.check_plan(config, PAPERS, origin=config_sources().origin)
+    known = {e.name for p in PAPERS.values() for e in p.experiments}
+    unknown = [e for e in config["reference_part"] if e not in known]
+    if unknown:
+        raise ConfigError(f"reference_part ({config_sources().origin(('reference_part',))}): {', '.join(unknown)} "
+                          f"is no experiment of any paper (experiments: {', '.join(sorted(known))})")
 
 
 check_config()
@@ -438,10 +443,17 @@ def reference_report_files():
     return [f for ref in reference_report_inputs().values() for f in (ref["claims"], ref["about"], *ref["figures"].values())]
 
 
+def reference_experiments(paper):
+    """The experiments `reference_<paper>` writes: those `reference_part` names (a reference written in
+    parts: the others are kept from the committed reference), every experiment of the paper when it is empty."""
+    part = config["reference_part"]
+    return [e for e in paper.experiments if not part or e.name in part]
+
+
 def reference_jobs(paper):
-    """Every run job of this configuration with its run files and log (the writer samples a few for verify)."""
+    """Every run job of the experiments written with its run files and log (the writer samples a few for verify)."""
     out = []
-    for exp in paper.experiments:
+    for exp in reference_experiments(paper):
         keys = exp.point_keys(config[paper.key])
         log = paper.run_pattern(exp.name, keys, root=RESULTS).replace(RESULTS, LOGS, 1).replace(".parquet", ".log")
         for job in paper.run_jobs(config[paper.key], exp.name):

@@ -1,6 +1,7 @@
 # Reference results (privopt.pipeline.reference): the tables of the largest run of each paper,
 # committed under reference/<paper>/, and what the pipeline does with them.
-#   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand)
+#   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand;
+#                              with --config "reference_part=[exp]" only those experiments, the rest kept)
 #   <paper>_claims_reference   today's claims code on the reference tables                      (in `all`)
 #   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config; the
 #                              figure's notebook cells run in the job's process, no kernel)      (in `all`)
@@ -19,9 +20,9 @@ for _paper in PAPERS.values():
             f"reference_{_paper.key}"
         localrule: True
         input:
-            tables=[_paper.table_file(t.stem, RESULTS) for e in _paper.experiments for t in e.table_files],
-            checked=[_paper.checked_file(e.name, RESULTS) for e in _paper.experiments],
-            records=[_paper.provenance_file(e.name, RESULTS) for e in _paper.experiments],
+            tables=[_paper.table_file(t.stem, RESULTS) for e in reference_experiments(_paper) for t in e.table_files],
+            checked=[_paper.checked_file(e.name, RESULTS) for e in reference_experiments(_paper)],
+            records=[_paper.provenance_file(e.name, RESULTS) for e in reference_experiments(_paper)],
             data=data_provenance(_paper.datasets),
         output:
             f"{RESULTS}/reference/{_paper.key}.written",
@@ -35,6 +36,8 @@ for _paper in PAPERS.values():
             code=reference_code(_paper),
             budget_s=config["reference"]["verify_seconds"],
             replace=config["reference_replace"],
+            # the experiments of a part (the others kept from the reference); [] for the whole reference
+            part=config["reference_part"],
             # the paper scale each figure is compared with (the manifest's `figures`)
             paper_config="config/paper.yaml",
         conda:

@@ -20,7 +20,9 @@ them value by value with the stored ones.
 
 :func:`write_reference` never replaces a reference of a larger scale (another scale name, fewer runs at a
 point, a point or experiment dropped, a shorter horizon: :func:`scale_losses`) unless told to, and it removes
-the temporary folders an interrupted write left beside the reference.
+the temporary folders an interrupted write left beside the reference.  A reference can grow in parts, one
+experiment at a time (:func:`merge_part`; ``--config reference_part=[exp]``): the part's experiments are written
+anew, the others kept as they are, and the manifest keeps each part's provenance (``parts``).
 
 Only aggregated tables and per-run summary rows go in (never pickups, instances or anything
 record-level); :data:`MAX_BYTES` bounds all papers together.
@@ -50,7 +52,8 @@ from privopt.pipeline.provenance import file_sha256, first_changed
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
            "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
-           "verify_jobs", "RECOMPUTED"]
+           "verify_jobs", "RECOMPUTED", "merge_part",
+           "experiment_differences"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -135,6 +138,8 @@ def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     folder = Path(folder)
     manifest = read_manifest(folder)
     check_provenance(manifest, str(folder / "manifest.json"))
+    for part in manifest.get("parts") or []:  # a reference written in parts: each part's own record
+        check_provenance(part, f"{folder / 'manifest.json'}, the part {part.get('experiments')}")
     listed = manifest.get("files", {})
     changed = first_changed(listed, folder)
     if changed:
@@ -313,6 +318,34 @@ def scale_losses(old: Mapping[str, Any], new: Mapping[str, Any], paper: Paper) -
     return losses
 
 
+def experiment_differences(exp: Any, section: Mapping[str, Any], other: Mapping[str, Any],
+                           other_name: str) -> list[str]:
+    """How experiment ``exp`` under ``section`` differs from it under ``other`` (named ``other_name``), one
+    sentence per difference: points of ``other`` not run, points beyond it, runs and run settings per point;
+    [] when both give the same points, runs and settings."""
+    name, differs = exp.name, []
+    here = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(section)}
+    there = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(other)}
+    missing = [there[k] for k in there if k not in here]
+    if missing:
+        differs.append(f"{name}: {len(missing)} of the {other_name}'s {len(there)} points not run "
+                       f"({', '.join(_point_name(name, p).split(' ', 1)[1] for p in missing[:4])}"
+                       f"{', …' if len(missing) > 4 else ''})")
+    extra = [here[k] for k in here if k not in there]
+    if extra:
+        differs.append(f"{name}: {len(extra)} points beyond the {other_name}'s")
+    for key in sorted(here.keys() & there.keys()):
+        point = here[key]
+        runs, runs_other = exp.runs_at(section, point), exp.runs_at(other, point)
+        if runs != runs_other:
+            differs.append(f"{_point_name(name, point)}: {runs} runs ({other_name}: {runs_other})")
+        a, b = exp.settings(section, point), exp.settings(other, point)
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                differs.append(f"{_point_name(name, point)}: {k} = {a.get(k)!r} ({other_name}: {b.get(k)!r})")
+    return differs
+
+
 def figure_scales(paper: Paper, section: Mapping[str, Any], paper_section: Mapping[str, Any]) -> dict[str, dict]:
     """Per figure: ``{"paper_settings": bool, "differs": [sentences]}``: whether every experiment behind
     the figure's tables ran at the points, runs and run settings ``paper_section`` (the resolved section of
@@ -322,28 +355,8 @@ def figure_scales(paper: Paper, section: Mapping[str, Any], paper_section: Mappi
         differs: list[str] = []
         exps = sorted({paper.table_owner(stem)[0].name for stem in fig.inputs.values()})
         for name in exps:
-            exp = paper.experiment(name)
             try:
-                here = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(section)}
-                there = {json.dumps(p, sort_keys=True, default=str): p for p in exp.points(paper_section)}
-                missing = [there[k] for k in there if k not in here]
-                if missing:
-                    differs.append(f"{name}: {len(missing)} of the paper scale's {len(there)} points not run "
-                                   f"({', '.join(_point_name(name, p).split(' ', 1)[1] for p in missing[:4])}"
-                                   f"{', …' if len(missing) > 4 else ''})")
-                extra = [here[k] for k in here if k not in there]
-                if extra:
-                    differs.append(f"{name}: {len(extra)} points beyond the paper scale's")
-                for key in here.keys() & there.keys():
-                    point = here[key]
-                    runs, runs_paper = exp.runs_at(section, point), exp.runs_at(paper_section, point)
-                    if runs != runs_paper:
-                        differs.append(f"{_point_name(name, point)}: {runs} runs (paper scale: {runs_paper})")
-                    a, b = exp.settings(section, point), exp.settings(paper_section, point)
-                    for k in sorted(set(a) | set(b)):
-                        if a.get(k) != b.get(k):
-                            differs.append(f"{_point_name(name, point)}: {k} = {a.get(k)!r} (paper scale: "
-                                           f"{b.get(k)!r})")
+                differs += experiment_differences(paper.experiment(name), section, paper_section, "paper scale")
             except Exception as exc:  # a config the code no longer reads
                 differs.append(f"{name}: cannot compare with the paper scale ({type(exc).__name__}: {exc})")
         out[fig.id] = {"paper_settings": not differs, "differs": _merge_points(differs)}
@@ -388,6 +401,79 @@ def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
     write_table(thin_rows(read_table(src), table.thin, table.along), dest, table.float_format)
 
 
+#: what a manifest says of the run that wrote it: each part of a reference written in parts keeps these
+PART_FIELDS = ("scale", "commit", "dirty", "changes", RECOMPUTED, "written", "cpu", "core_hours", "run_jobs",
+               "openblas_coretype", "openblas_corename", "packages", "python")
+
+
+def _part_record(manifest: Mapping[str, Any], experiments: Sequence[str]) -> dict[str, Any]:
+    return {"experiments": sorted(experiments), **{k: manifest[k] for k in PART_FIELDS if k in manifest}}
+
+
+def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mapping[str, Any],
+               verify_runs: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Path], dict[str, str]]:
+    """A reference written in parts: ``manifest`` (of a run of the experiments ``part`` only) merged with the
+    reference in ``folder``, whose other experiments it keeps as they are.
+
+    Returns the merged manifest, the kept tables (file name → path in ``folder``, copied as they are) and the
+    run files ``verify`` samples (relative path → source: the new part's, then the kept experiments' from
+    ``folder``).  Refused (:class:`ReferenceError`) when ``folder`` holds no healthy reference, when ``part``
+    names no experiment of the paper, when the part's config changes a kept experiment (its points, runs or run
+    settings: the merged manifest has one config, which must describe every experiment it holds), or when the
+    paper reads data sets and the part ran on other data than the reference.  The manifest keeps each part's
+    provenance (``parts``: experiments, scale, commit, uncommitted changes, date, CPU, core-hours); its
+    ``commit`` and ``dirty`` are the newest part's, its ``core_hours`` and ``run_jobs`` the sum over the parts.
+    """
+    names = {e.name for e in paper.experiments}
+    unknown = sorted(set(part) - names)
+    if unknown or not part:
+        raise ReferenceError(f"reference_part = {list(part)}: names no experiment of {paper.key} "
+                             f"({', '.join(unknown) or 'empty'}; its experiments: {', '.join(sorted(names))})")
+    if not (folder / "manifest.json").is_file():
+        raise ReferenceError(f"{folder}: no reference to add the part {list(part)} to; write the whole reference "
+                             f"first (without reference_part)")
+    old = check_manifest(folder)
+    kept = [e for e in paper.experiments if e.name not in part and e.name in (old.get("runs") or {})]
+    for exp in kept:
+        try:
+            differs = experiment_differences(exp, manifest["config"], old["config"], "reference")
+        except Exception as exc:  # the reference's config no longer reads: its experiments cannot be kept as such
+            differs = [f"{exp.name}: the reference's config cannot be read ({type(exc).__name__}: {exc})"]
+        if differs:
+            raise ReferenceError(f"{folder}: the part {list(part)} runs with a config that changes {exp.name}, which "
+                                 f"it does not write, so one manifest could not describe both: "
+                                 + "; ".join(differs[:6]) + ". Run the part with the reference's config "
+                                 f"(its manifest's `config`), or write the whole reference")
+    if paper.datasets and (old.get("data") or None) != (manifest.get("data") or None):
+        raise ReferenceError(f"{folder}: the part {list(part)} ran on other data than the reference's "
+                             f"experiments {', '.join(e.name for e in kept)} (the manifests' `data` differ)")
+    keep = {e.name for e in kept}
+    tables = {t.file: folder / "tables" / t.file for e in kept for t in e.table_files
+              if (folder / "tables" / t.file).is_file()}
+    old_verify = [j for j in old.get("verify", []) if j["experiment"] in keep]
+    runs = dict(verify_runs)
+    runs.update({rel[len("runs/"):]: str(folder / rel) for j in old_verify for rel in j["files"].values()})
+
+    def kept_of(key):
+        return {k: v for k, v in (old.get(key) or {}).items() if k in keep}
+
+    earlier = old.get("parts") or [_part_record(old, sorted((old.get("runs") or {}).keys()))]
+    # an earlier part's experiments that this part rewrites are no longer what it holds
+    earlier = [{**p, "experiments": [e for e in p["experiments"] if e in keep]} for p in earlier]
+    parts = [p for p in earlier if p["experiments"]] + [_part_record(manifest, part)]
+    merged = {**manifest,
+              "code_digest": {**kept_of("code_digest"), **(manifest.get("code_digest") or {})},
+              "modules": {**kept_of("modules"), **(manifest.get("modules") or {})},
+              "runs": {**kept_of("runs"), **(manifest.get("runs") or {})},
+              "verify": old_verify + list(manifest.get("verify", [])),
+              "core_hours": round(sum(p.get("core_hours") or 0 for p in parts), 3),
+              "run_jobs": sum(p.get("run_jobs") or 0 for p in parts),
+              "parts": parts}
+    for p in parts:
+        check_provenance(p, f"the part {p['experiments']} of {folder}")
+    return merged, tables, runs
+
+
 def _clean_leftovers(folder: Path) -> list[str]:
     """Remove the folders an interrupted :func:`write_reference` of ``folder`` left beside it (its stage
     ``.<name>.<random>`` and the swapped-out ``.<name>.old``); their names."""
@@ -400,7 +486,8 @@ def _clean_leftovers(folder: Path) -> list[str]:
 
 
 def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[str, str],
-                    verify_runs: Mapping[str, str], manifest: Mapping[str, Any], replace: bool = False) -> dict[str, Any]:
+                    verify_runs: Mapping[str, str], manifest: Mapping[str, Any], replace: bool = False,
+                    part: Sequence[str] = ()) -> dict[str, Any]:
     """Write ``folder`` anew: ``tables`` (file name → source path) under ``tables/`` (thinned where the
     paper's :class:`~privopt.pipeline.protocol.Table` says), ``verify_runs`` (relative path → source run
     file) under ``runs/``, then ``manifest.json`` with the sha256 of each.
@@ -410,11 +497,17 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
     :class:`ReferenceError` when the reference of all papers together would exceed :data:`MAX_BYTES`, and,
     unless ``replace``, when ``folder`` holds a reference that the new one does not cover (naming what would be
     lost: :func:`scale_losses`) or one whose manifest cannot be read.
+
+    ``part``: the experiments this run wrote, to be merged into the reference in ``folder``, whose other
+    experiments are kept as they are (:func:`merge_part`); () writes the whole reference.
     """
     folder = Path(folder)
     check_provenance(manifest, f"the manifest for {folder}")
     folder.parent.mkdir(parents=True, exist_ok=True)
     _clean_leftovers(folder)
+    kept: dict[str, Path] = {}
+    if part:
+        manifest, kept, verify_runs = merge_part(folder, paper, part, manifest, verify_runs)
     if folder.exists() and not replace:
         how = (f"to replace it, rerun with `--config reference_replace=true` (the committed reference stays in "
                f"git: `git checkout -- {folder}` brings it back)")
@@ -437,6 +530,11 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
             dest = stage / "tables" / name
             dest.parent.mkdir(parents=True, exist_ok=True)
             _copy_table(src, dest, declared.get(name))
+            files[f"tables/{name}"] = file_sha256(dest)
+        for name, src in kept.items():  # a kept experiment's tables, already thinned
+            dest = stage / "tables" / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
             files[f"tables/{name}"] = file_sha256(dest)
         for rel, src in verify_runs.items():
             dest = stage / "runs" / rel
