@@ -260,7 +260,7 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     doc = json.loads(text)
     doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
     nb.write_text(json.dumps(doc, indent=1))
-    assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "notebook_html": 1, "report_html": 1, "all": 1}
+    assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "toy_notebooks_html": 1, "report_html": 1, "all": 1}
     nb.write_text(text)
     os.utime(nb, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # Snakemake reruns a notebook by its mtime
 

@@ -4,27 +4,28 @@
 # notebook rendered to HTML under results/<scale>/notebooks/.
 
 
-rule notebook_html:
-    """One figure's executed notebook (the log of its plot rule) as an HTML page, without Snakemake's job
-    cell and machine paths."""
-    localrule: True
-    input:
-        png=lambda w: PAPERS[w.paper].figure_files(w.figure, RESULTS)["png"],
-    output:
-        f"{RESULTS}/notebooks/{{paper}}/{{figure}}.html",
-    params:
-        executed=lambda w: PAPERS[w.paper].executed_notebook(w.figure, LOGS),
-        title=lambda w: next(f.title for f in PAPERS[w.paper].figures if f.id == w.figure),
-        code=digest("privopt.pipeline.notebook_html:render_notebook_html"),
-    wildcard_constraints:
-        paper="|".join(PAPERS),
-        figure=r"[A-Za-z0-9_]+",
-    conda:
-        "../envs/privopt.yaml"
-    log:
-        f"{LOGS}/report/notebooks/{{paper}}/{{figure}}.log",
-    script:
-        "../../scripts/render_notebook.py"
+for _paper in PAPERS.values():
+
+    rule:
+        """A paper's executed figure notebooks (the logs of its plot rules) as HTML pages, without Snakemake's
+        job cell and machine paths: one job per paper (nbconvert's start-up, most of a page's cost, paid once)."""
+        name:
+            f"{_paper.key}_notebooks_html"
+        localrule: True
+        input:
+            [_paper.figure_files(f.id, RESULTS)["png"] for f in _paper.figures],
+        output:
+            [notebook_html_file(_paper, f.id) for f in _paper.figures],
+        params:
+            executed=[_paper.executed_notebook(f.id, LOGS) for f in _paper.figures],
+            titles=[f.title for f in _paper.figures],
+            code=digest("privopt.pipeline.notebook_html:render_notebook_html"),
+        conda:
+            "../envs/privopt.yaml"
+        log:
+            f"{LOGS}/report/notebooks/{_paper.key}.log",
+        script:
+            "../../scripts/render_notebook.py"
 
 
 rule privacy_audit:
