@@ -23,4 +23,6 @@ write_json({"folder": folder, "label": manifest["label"], "scale": manifest["sca
             "figures": manifest.get("figures", {}),
             # what code wrote it: a dirty checkout's changes, or the clean recomputation of its sampled jobs
             "dirty": manifest.get("dirty"), "changes": manifest.get("changes"),
+            # a reference written in parts: each part's experiments, date, commit and core-hours
+            "parts": manifest.get("parts") or [],
             RECOMPUTED: manifest.get(RECOMPUTED)}, snakemake.output.about)

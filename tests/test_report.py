@@ -204,7 +204,11 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
                                                                     "fig2": {"paper_settings": False, "differs": ["e2: 5 runs (paper scale: 30)"]}}}))
     Path("about.json").write_text(json.dumps({"label": "Fig. 1: 30 runs; Fig. 2: 5 runs", "core_hours": 2.5,
                                               "commit": "a" * 40, "changed_modules": {"fig1": ["privopt.x"]},
-                                              "cpu": "AMD EPYC", "scale": "paper", "folder": "refdir"}))
+                                              "cpu": "AMD EPYC", "scale": "paper", "folder": "refdir",
+                                              "parts": [{"experiments": ["e1"], "written": "2026-01-02", "commit": "b" * 40,
+                                                         "core_hours": 2.0},
+                                                        {"experiments": ["e2"], "written": "2026-02-03", "commit": "a" * 40,
+                                                         "dirty": True, "core_hours": 0.5}]}))
     render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html",
                   references={"p": {"claims": "ref.csv", "about": "about.json",
                                     "figures": {"fig1": meta["figures"][0]["image"], "fig2": str(other)},
@@ -223,6 +227,9 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     assert "core-hours" not in html and "privopt.x" not in html
     prov = Path("provenance.html").read_text()
     assert "2.5 core-hours on AMD EPYC" in prov and "fig1: privopt.x" in prov and "1 module (<code>snakemake verify_p</code>" in prov
+    # a reference written in parts: each part's experiments, date, commit and core-hours
+    assert re.search(r"written in parts</th><td>e1: 2026-01-02, commit <code>b{12}</code>, 2.0 core-hours<br>"
+                     r"e2: 2026-02-03, commit <code>a{12}</code> \(uncommitted changes\), 0.5 core-hours</td>", prov)
     # a pair of the same picture is shown once; a different one behind a disclosure, each with its own label
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     assert fig1.count("<img") == 1 and "shows the same data" in fig1 and "Fig. 1: 30 runs" in fig1 and "Fig. 2" not in fig1
