@@ -136,3 +136,20 @@ def test_an_estimate_that_is_not_a_finite_number_is_refused(estimate):
     with pytest.raises(ConfigError, match="not a finite number"):
         costguard.check_job(**job, guard=GUARD, local=True)
     costguard.check_job(**job, guard={**GUARD, "enabled": False}, local=True)
+
+
+def test_a_nested_command_line_value_reads_null_and_booleans_as_a_config_file_does():
+    """Snakemake reads a nested --config value with YAML's BaseLoader, which leaves every scalar a string:
+    ``--config "shariff2018={exp2: {n_rounds: null}}"`` (the full horizon) was refused as "'null' is not of
+    type 'integer', 'null'"; numbers were already read as numbers.  A string the schema wants stays a string."""
+    from snakemake.cli import parse_config
+
+    over = parse_config(["shariff2018={exp2: {n_rounds: null, runs: 7}}"])
+    assert over == {"shariff2018": {"exp2": {"n_rounds": "null", "runs": "7"}}}
+    exp2 = load_config([CONFIG / "paper.yaml", CONFIG / "shariff-reference.yaml"], over)["shariff2018"]["exp2"]
+    assert exp2["n_rounds"] is None and exp2["runs"] == 7
+    flag = load_config([], parse_config(["cost_guard={enabled: false}"]))["cost_guard"]["enabled"]
+    assert flag is False
+    # where the schema wants a string, the word stays a word (and a wrong word is still refused, naming the key)
+    with pytest.raises(ConfigError, match=r"shariff2018\.exp2\.wishart_gamma_rule"):
+        load_config([], parse_config(["shariff2018={exp2: {wishart_gamma_rule: null}}"]))

@@ -213,10 +213,26 @@ def _as_number(text: str) -> list:
     return out
 
 
+#: YAML's words for null and the booleans, which Snakemake leaves as strings in a nested ``--config`` value
+#: (``--config "paper={exp: {n_rounds: null}}"``: it reads nested values with YAML's BaseLoader)
+_WORDS = {**{w: None for w in ("null", "Null", "NULL", "~")},
+          **{w: True for w in ("true", "True", "TRUE")}, **{w: False for w in ("false", "False", "FALSE")}}
+
+
+def _as_value(text: str) -> list:
+    """What a string may stand for where the schema wants no string: its numbers (:func:`_as_number`) when it
+    is in decimal notation, None or a boolean when it is YAML's word for one; [] otherwise."""
+    if _NUMBER.match(text):
+        return _as_number(text)
+    return [_WORDS[text.strip()]] if text.strip() in _WORDS else []
+
+
 def coerce_numbers(instance: Any, schema: dict) -> list[tuple]:
     """Replace, in place, every string such as ``"1e-3"`` or ``"1e12"`` (what YAML 1.1 reads from
-    ``1e-3``) by its number where the schema wants a number there; returns the key paths changed.
-    Strings the schema wants as strings are left alone (the number must remove the type error)."""
+    ``1e-3``) by its number where the schema wants a number there, and ``"null"``, ``"true"``, ``"false"`` (what
+    Snakemake leaves of them in a nested ``--config`` value) by None or the boolean where the schema wants one;
+    returns the key paths changed.  Strings the schema wants as strings are left alone (the value must remove
+    the type error)."""
     checker = _plain_validator(schema)
 
     def type_errors(doc, path):
@@ -236,14 +252,14 @@ def coerce_numbers(instance: Any, schema: dict) -> list[tuple]:
             for err in [error, *_leaves(error)]:
                 path = tuple(err.absolute_path)
                 value = err.instance
-                if path and path not in tried and isinstance(value, str) and _NUMBER.match(value):
+                if path and path not in tried and isinstance(value, str) and _as_value(value):
                     todo.append((path, value))
         if not todo:
             return changed
         for path, value in dict(todo).items():
             tried.add(path)
             before = type_errors(instance, path)
-            for number in _as_number(value):
+            for number in _as_value(value):
                 trial = copy.deepcopy(instance)
                 _set(trial, path, number)
                 if type_errors(trial, path) < before:
