@@ -135,3 +135,17 @@ def test_a_dirty_part_without_its_changes_is_refused_and_every_part_is_checked(t
     (folder / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ReferenceError, match=r"the part \['e'\]"):
         check_manifest(folder)
+
+
+def test_a_curve_with_max_points_is_thinned_more_as_the_horizon_grows_never_at_the_short_one(tmp_path):
+    """A full-horizon part (Shariff & Sheffet's Fig. 4: 25 times the prefix's rounds) must fit the references'
+    budget: ``Table.max_points`` thins a long curve to about that many points and leaves a short one alone."""
+    from privopt.pipeline.reference import _copy_table
+
+    table = Table("c.csv", max_points=5)
+    for n, kept in ((5, [1, 2, 3, 4, 5]), (8, [1, 2, 4, 6, 8]), (20, [1, 4, 8, 12, 16, 20])):
+        src, dest = tmp_path / f"in{n}.csv", tmp_path / f"out{n}.csv"
+        pd.DataFrame({"t": range(1, n + 1), "y": 0.5}).to_csv(src, index=False)
+        _copy_table(src, dest, table)
+        assert pd.read_csv(dest)["t"].tolist() == kept, n
+        assert (src.read_bytes() == dest.read_bytes()) == (n == 5)  # a short curve is copied as it is

@@ -190,13 +190,26 @@ class Table:
 
     ``thin``: in the committed reference results (:mod:`privopt.pipeline.reference`) a curve keeps every
     ``thin``-th value of its column ``along`` (and the first and last): what a figure can show, within the
-    size budget of the references.  1 keeps every row.
+    size budget of the references.  1 keeps every row.  ``max_points``: at most about this many values of
+    ``along`` whatever the horizon (the thinning grows with it: a run 25 times longer is thinned 25 times
+    more); None: ``thin`` alone.
     """
 
     file: str
     float_format: str = "%.10g"
     thin: int = 1
     along: str = "t"
+    max_points: int | None = None
+
+    def thin_for(self, n_values: int) -> int:
+        """The thinning of a table whose column ``along`` has ``n_values`` distinct values.
+
+        >>> Table("c.csv", thin=4, max_points=100).thin_for(400), Table("c.csv", thin=4, max_points=100).thin_for(10_000)
+        (4, 100)
+        """
+        if self.max_points is None or n_values <= self.max_points * self.thin:
+            return self.thin
+        return -(-n_values // self.max_points)
 
     @property
     def stem(self) -> str:

@@ -393,12 +393,17 @@ def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
 
 def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
     """Copy a table into the reference, thinned as its :class:`~privopt.pipeline.protocol.Table` says."""
-    if table is None or table.thin <= 1:
+    if table is None or (table.thin <= 1 and table.max_points is None):
         shutil.copyfile(src, dest)
         return
     from privopt.io import read_table, write_table
 
-    write_table(thin_rows(read_table(src), table.thin, table.along), dest, table.float_format)
+    frame = read_table(src)
+    thin = table.thin_for(frame[table.along].nunique()) if table.along in frame else 1
+    if thin <= 1:
+        shutil.copyfile(src, dest)
+        return
+    write_table(thin_rows(frame, thin, table.along), dest, table.float_format)
 
 
 #: what a manifest says of the run that wrote it: each part of a reference written in parts keeps these
