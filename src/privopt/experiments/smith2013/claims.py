@@ -101,8 +101,9 @@ def _st0a(tables, settings):
     t = tables["st0"]
     out = []
     for d, g in t.groupby("d"):
+        # every t's value, not pandas' sum that skips a NaN (a missing t would read as a smaller error)
+        finite(g["mean_sq"].to_numpy(), g["theory_sq"].to_numpy(), what=f"d = {d}: a mean or theoretical ‖v̂_t − v_t‖²")
         ratio = float(g["mean_sq"].sum() / g["theory_sq"].sum())
-        finite(ratio)
         w = (g["theory_sq"] / g["theory_sq"].sum()).to_numpy()
         per_t = (g["mean_sq"] / g["theory_sq"]).to_numpy()
         spread = math.sqrt(float(np.sum(w * (per_t - ratio) ** 2)))
@@ -164,6 +165,7 @@ def _st0cb(tables, settings):
         h, n = rows.loc["honaker"], int(rows["n"].min())
         tree_var = t[(t["guarantee"] == g) & (t["counter"] == "tree")].set_index("t")["var"]
         hon_var = t[(t["guarantee"] == g) & (t["counter"] == "honaker")].set_index("t")["var"]
+        finite(tree_var.to_numpy(), hon_var.to_numpy(), what=f"{g}: a formula variance of the tree or Honaker")
         later = tree_var.index > 1
         below = bool((hon_var[later] < tree_var[later]).all())
         est, lo, hi, formula = (float(h[k]) for k in ("ratio", "ratio_lo", "ratio_hi", "ratio_formula"))
