@@ -845,3 +845,24 @@ def test_inconclusive_rows_say_what_would_decide_them(paper, module, cases):
 def test_no_claim_is_reproduced_on_nothing(paper, module, settings):
     """With no tables at all, every claim is inconclusive (never "reproduced" on nothing)."""
     nothing_reproduced_on_nothing(module, settings)
+
+
+@pytest.mark.parametrize("key", ["shariff2018", "chaturvedi2021", "smith2013", "cardoso2019", "perezsalazar2021"])
+def test_the_claims_digest_sees_every_module_of_the_claims_code(key):
+    """The workflow reruns a paper's claims when their code changes (``digest_param(paper.claims.evaluate, …)``
+    in workflow/rules/reference.smk, over :func:`privopt.codedigest.closure`): a claims package split per figure
+    must be in that closure whole, each figure's module included."""
+    from pathlib import Path
+
+    from privopt.codedigest import closure
+    from privopt.pipeline.protocol import ref_module
+    from privopt.pipeline.registry import paper
+
+    module = ref_module(paper(key).claims.evaluate)
+    src = Path(__file__).resolve().parents[1] / "src"
+    seen = closure([module], src)
+    package = src.joinpath(*module.split("."))
+    if package.is_dir():
+        wanted = {f"{module}.{f.stem}" for f in package.glob("*.py") if f.stem != "__init__"}
+        assert wanted and wanted <= set(seen), sorted(wanted - set(seen))
+    assert module in seen
