@@ -1,5 +1,6 @@
-"""Every claim of both papers in each of its outcomes: ``reproduced``, ``not reproduced`` and ``inconclusive
-at this scale``.
+"""Every claim of Shariff & Sheffet and of Chaturvedi et al. in each of its outcomes: ``reproduced``, ``not
+reproduced`` and ``inconclusive at this scale`` (Smith & Thakurta and Rivera Cardoso & Cummings:
+``test_claim_outcomes_<paper>.py``; the shared checks: ``claim_cases.py``).
 
 The tables are small synthetic ones built with fixed seeds; each case's numbers sit clearly on one side of
 the claim's threshold (the comments say why where it is not obvious).  "Not reproduced" cases have an
@@ -15,63 +16,18 @@ threshold and fails the paper's.  A claim added to a paper without outcome cases
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from claim_cases import (DESCRIPTIVE, NE, NR, R, Case, check, every_outcome, inconclusive_rows_say_what_would_decide_them,
+                         nothing_reproduced_on_nothing)
 from privopt.experiments.chaturvedi2021 import claims as ch
-from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERDICTS
 from privopt.experiments.shariff2018 import claims as sh
 from privopt.experiments.shariff2018 import runs
 from privopt.mechanisms import accounting
 from shariff_fixtures import synthetic_audit
-
-R, NR, NE = REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE
-
-#: claims that report without a gate: "inconclusive" is their only outcome
-DESCRIPTIVE = {"shariff2018": {"F5.e"}, "chaturvedi2021": set()}
-#: exact checks (no sampling: power does not enter), the only claims without a power case
-EXACT = {"shariff2018": {"F1.a", "F4.f", "S.2"}, "chaturvedi2021": {"F1.a"}}
-#: labels of the inconclusive cases that come from the data's power, not from a missing table
-POWER = ("few-runs", "straddle", "prefix-runs", "points")
-
-
-@dataclass(frozen=True)
-class Case:
-    """One claim on one synthetic input: the verdict expected, and what its row must say."""
-
-    cid: str
-    outcome: str
-    build: Callable[[], tuple[dict, dict]]
-    label: str = ""
-    tier: str | None = None        # "paper" / "quick": the tier the claim must report in ``details``
-    threshold: str | None = None   # a substring of the row's threshold
-    measured: str | None = None    # a substring of the row's measured value
-
-    @property
-    def id(self) -> str:
-        return "-".join([self.cid, self.outcome.replace(" ", "-"), *([self.label] if self.label else [])])
-
-
-def check(module, case: Case):
-    tables, settings = case.build()
-    with np.errstate(divide="ignore", invalid="ignore"):  # e.g. weights 1/SEM² with SEM = 0
-        rows = module.CLAIMS.evaluate_one(case.cid, tables, settings)
-    assert rows and {r.verdict for r in rows} == {case.outcome}, [(r.reading, r.verdict, r.measured) for r in rows]
-    for r in rows:
-        assert r.claim == case.cid
-        if case.tier == "paper":
-            assert "paper-scale threshold" in r.details, r.details
-        elif case.tier == "quick":
-            assert "quick-scale (Q) threshold" in r.details, r.details
-        if case.threshold is not None:
-            assert case.threshold in r.threshold, r.threshold
-        if case.measured is not None:
-            assert case.measured in r.measured, r.measured
-    return rows
 
 
 # ============================================================================= Shariff & Sheffet
@@ -863,50 +819,50 @@ def test_chaturvedi2021_outcome_per_reading():
 
 # ============================================================================= coverage
 
+PAPERS = [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)]
 
-@pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
-                         ids=["shariff2018", "chaturvedi2021"])
+
+@pytest.mark.parametrize("paper, module, cases", PAPERS, ids=[p for p, _, _ in PAPERS])
 def test_every_claim_has_every_outcome(paper, module, cases):
-    ids = [c.id for c in cases]
-    assert len(ids) == len(set(ids)), "duplicate case ids"
-    covered: dict[str, set[str]] = {}
-    for c in cases:
-        covered.setdefault(c.cid, set()).add(c.outcome)
-    assert set(covered) == set(module.CLAIMS.ids)
-    for cid, outcomes in covered.items():
-        expected = {NE} if cid in DESCRIPTIVE[paper] else set(VERDICTS)
-        assert outcomes == expected, (cid, outcomes)
-        assert any(c.cid == cid and c.outcome == NE and (c.label in ("missing", "empty", "audit-off")) for c in cases), \
-            f"{cid}: no case with its table missing or empty"
-        if cid not in DESCRIPTIVE[paper] | EXACT[paper]:
-            assert any(c.cid == cid and c.outcome == NE and c.label.startswith(POWER) for c in cases), \
-                f"{cid}: no inconclusive case from the data's power ({', '.join(POWER)})"
+    every_outcome(paper, module, cases)
 
 
 def test_the_descriptive_set_is_the_papers_own():
     """The claims tested as descriptive are those the module reports without a gate (its findings skip them)."""
-    assert DESCRIPTIVE["shariff2018"] == set(sh.DESCRIPTIVE)
+    assert set(DESCRIPTIVE["shariff2018"]) == set(sh.DESCRIPTIVE)
     rows = sh.CLAIMS.evaluate_one("F5.e", *quick5()())
     assert rows[0].verdict == NE and rows[0].needs.startswith("nothing: descriptive")
 
 
-@pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
-                         ids=["shariff2018", "chaturvedi2021"])
+@pytest.mark.parametrize("paper, module, cases", PAPERS, ids=[p for p, _, _ in PAPERS])
 def test_inconclusive_rows_say_what_would_decide_them(paper, module, cases):
     """Every inconclusive row but a descriptive one has a ``needs``; a decided row has none."""
-    for c in cases:
-        tables, settings = c.build()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rows = module.CLAIMS.evaluate_one(c.cid, tables, settings)
-        for r in rows:
-            assert bool(r.needs) == (r.verdict == NE), (c.id, r.verdict, r.needs)
+    inconclusive_rows_say_what_would_decide_them(module, cases)
 
 
-@pytest.mark.parametrize("paper, module, cases", [("shariff2018", sh, SH_CASES), ("chaturvedi2021", ch, CH_CASES)],
+@pytest.mark.parametrize("paper, module, settings", [("shariff2018", sh, SH_SETTINGS), ("chaturvedi2021", ch, CH_SETTINGS)],
                          ids=["shariff2018", "chaturvedi2021"])
-def test_no_claim_is_reproduced_on_nothing(paper, module, cases):
+def test_no_claim_is_reproduced_on_nothing(paper, module, settings):
     """With no tables at all, every claim is inconclusive (never "reproduced" on nothing)."""
-    settings = SH_SETTINGS if paper == "shariff2018" else CH_SETTINGS
-    rows = module.evaluate({}, settings)
-    assert [r.claim for r in rows] == module.CLAIMS.ids
-    assert {r.verdict for r in rows} == {NE}
+    nothing_reproduced_on_nothing(module, settings)
+
+
+@pytest.mark.parametrize("key", ["shariff2018", "chaturvedi2021", "smith2013", "cardoso2019", "perezsalazar2021"])
+def test_the_claims_digest_sees_every_module_of_the_claims_code(key):
+    """The workflow reruns a paper's claims when their code changes (``digest_param(paper.claims.evaluate, …)``
+    in workflow/rules/reference.smk, over :func:`privopt.codedigest.closure`): a claims package split per figure
+    must be in that closure whole, each figure's module included."""
+    from pathlib import Path
+
+    from privopt.codedigest import closure
+    from privopt.pipeline.protocol import ref_module
+    from privopt.pipeline.registry import paper
+
+    module = ref_module(paper(key).claims.evaluate)
+    src = Path(__file__).resolve().parents[1] / "src"
+    seen = closure([module], src)
+    package = src.joinpath(*module.split("."))
+    if package.is_dir():
+        wanted = {f"{module}.{f.stem}" for f in package.glob("*.py") if f.stem != "__init__"}
+        assert wanted and wanted <= set(seen), sorted(wanted - set(seen))
+    assert module in seen

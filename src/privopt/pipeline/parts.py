@@ -151,6 +151,8 @@ def privacy_correct(privacy: pd.DataFrame) -> Outcome:
     """Claim P1.a of a paper's privacy table (columns audit, variant, result, eps_lb, exact_eps, claimed_eps,
     event): every ``correct`` row passes, and its exact ε (where computed) is at most the claimed ε."""
     c = privacy[privacy["variant"] == "correct"]
+    if c.empty:  # never "reproduced" on no check
+        raise Inconclusive("no correct configuration was checked", needs="the privacy checks of the correct configurations")
     exact_ok = bool((c["exact_eps"].dropna() <= c["claimed_eps"][c["exact_eps"].notna()] + 1e-12).all())
     return Outcome(_privacy_parts(c, event=True), bool((c["result"] == "pass").all()) and exact_ok)
 
@@ -158,4 +160,6 @@ def privacy_correct(privacy: pd.DataFrame) -> Outcome:
 def privacy_planted(privacy: pd.DataFrame) -> Outcome:
     """Claim P1.b of a paper's privacy table: every ``planted`` row (a planted bug) is caught."""
     c = privacy[privacy["variant"] == "planted"]
+    if c.empty:  # never "reproduced" on no check
+        raise Inconclusive("no planted configuration was checked", needs="the privacy checks of the planted bugs")
     return Outcome(_privacy_parts(c, event=False), bool((c["result"] == "caught").all()))

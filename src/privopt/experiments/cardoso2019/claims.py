@@ -5,7 +5,7 @@ regret with Honaker's estimator and the smooth binary mechanism against the tree
 The paper has no experiments: each claim is a prediction of its theorems on the new figures RC-1 … RC-4,
 with the design's tolerances (calibrated on a prototype at paper-like scale).  Slopes are least-squares fits
 of log(seed-mean expected regret) on log(x) over the claim's own range.  Each claim is decided part by part
-with the three-way rule of :mod:`privopt.experiments.smith2013.claims` (:func:`~privopt.experiments.smith2013.claims.judge`):
+with the three-way rule of :mod:`privopt.pipeline.parts` (:func:`~privopt.pipeline.parts.judge`):
 a part whose estimate meets its threshold supports the claim; one whose 95 % interval lies wholly beyond it
 contradicts the claim, with at least :data:`~privopt.pipeline.claims.MIN_SEEDS` seeds per point; any other
 is inconclusive at this scale, and ``needs`` says what would decide it.  Never reproduced on another range:
