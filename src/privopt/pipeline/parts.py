@@ -158,8 +158,20 @@ def privacy_correct(privacy: pd.DataFrame) -> Outcome:
 
 
 def privacy_planted(privacy: pd.DataFrame) -> Outcome:
-    """Claim P1.b of a paper's privacy table: every ``planted`` row (a planted bug) is caught."""
-    c = privacy[privacy["variant"] == "planted"]
-    if c.empty:  # never "reproduced" on no check
+    """Claim P1.b of a paper's privacy table: every planted bug is detected.  A ``planted`` row (a bug) must be
+    caught by its check; a ``subtle`` row (a bug a little past the guarantee, e.g. noise too small by √2) must
+    be caught by its check or shown by its exact ε above the claimed ε (a black-box audit of tractable size can
+    be too loose to see it: the exact computation is then the check that fails)."""
+    c = privacy[privacy["variant"].isin(["planted", "subtle"])]
+    if c.empty or not (c["variant"] == "planted").any():  # never "reproduced" on no check
         raise Inconclusive("no planted configuration was checked", needs="the privacy checks of the planted bugs")
-    return Outcome(_privacy_parts(c, event=False), bool((c["result"] == "caught").all()))
+    subtle = c["variant"] == "subtle"
+    above = c["exact_eps"].notna() & (c["exact_eps"] > c["claimed_eps"] + 1e-12)
+    detected = (c["result"] == "caught") | (subtle & above)
+    text = _privacy_parts(c[~subtle], event=False)
+    if subtle.any():
+        text += "; subtle: " + "; ".join(
+            f"{r.audit}: {r.result}" + (f", exact ε {fmt_fixed(r.exact_eps)} > {fmt_fixed(r.claimed_eps)}"
+                                        if ok and r.result != "caught" else "")
+            for r, ok in zip(c[subtle].itertuples(), above[subtle]))
+    return Outcome(text, bool(detected.all()))

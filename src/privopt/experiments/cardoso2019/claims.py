@@ -416,7 +416,8 @@ def _p1a(tables, settings):
 
 @CLAIMS.claim("P1.b", "privacy", "The privacy checks can fail: every planted bug is caught (among them the paper's "
               "bandit calibration μ = 4M + 2H√n, cardoso2019 reading R5).",
-              "every planted configuration caught (audit ε lower bound > ε, or the guard fires)", needs=("privacy",))
+              "every planted configuration caught (audit ε lower bound > ε, or the guard fires); every subtle one caught "
+              "or its exact ε above ε", needs=("privacy",))
 def _p1b(tables, settings):
     return privacy_planted(tables["privacy"])
 
