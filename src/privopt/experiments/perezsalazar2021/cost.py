@@ -123,10 +123,10 @@ def privacy_rows(settings: Mapping) -> int:
     return int(cfg["points"]) * (len(cfg["fi_ks"]) + len(cfg["bandit_ks"])) * len(cfg["T"])
 
 
-#: each row's exact composition (``eps_exact``: a root search over binomial sums of about 28·√(k·N·p(1 − p)) terms):
-#: µs per row plus µs per √(k·N); fitted 2026-11-27 on the loaded 2-core build machine to the quick grid (648 rows,
-#: 4.8 CPU-s measured, 7.5 s modelled: the model errs on the slow side)
-PRIVACY_EXACT_US_ROW, PRIVACY_EXACT_US_SQRT = 1000.0, 15.0
+#: each row's exact composition (``eps_exact``: a root search over one binomial sum of about 28·√(k·N·p(1 − p))
+#: terms, computed once per row): µs per row plus µs per √(k·N); measured 2026-11-27 on the loaded 2-core build
+#: machine on the quick grid (648 rows, 0.67 CPU-s in all; modelled 1.1 s: the model errs on the slow side)
+PRIVACY_EXACT_US_ROW, PRIVACY_EXACT_US_SQRT = 300.0, 1.5
 
 
 def _exact_us(settings: Mapping) -> float:
