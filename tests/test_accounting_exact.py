@@ -107,12 +107,15 @@ def test_advanced_composition_bounds_the_exact_one(eps0, k, delta):
     assert exact <= acc.basic_composition(eps0, k)
 
 
-@pytest.mark.parametrize("eps0,k", [(0.1, 5), (0.03, 40)])
+@pytest.mark.parametrize("eps0,k", [(0.1, 5), (0.03, 40), (22.556490865358963, 1000), (40.0, 3)])
 def test_basic_composition_is_exact_at_delta_zero(eps0, k):
     """Pure DP at δ = 0: the k-fold randomised response has loss k·ε0 with positive probability."""
     total = acc.basic_composition(eps0, k)
     assert ea.pure_dp_delta(eps0, k, total) == 0.0
     assert ea.pure_dp_delta(eps0, k, total * (1 - 1e-6)) > 0.0
+    # large ε0 (FI-DP's grid at nominal ε ≈ 7500): the losses are ±ε0 exactly, so ε at δ stays ≤ k·ε0 (the root
+    # search had failed there: p's cancellation made each loss 10^-6 too large)
+    assert ea.pure_dp_epsilon(eps0, k, 1e-6) <= total
 
 
 @pytest.mark.parametrize("eps,delta,r", [(0.1, 1e-3, 10), (1.0, 1e-6, 50), (0.5, 1e-5, 200)])

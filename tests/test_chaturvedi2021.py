@@ -347,8 +347,9 @@ def test_the_shipped_configs_plot_a_reading_they_run(name):
     ({"chaturvedi2021": {"fig1": {"plot_reading": "authors_code"}}}, {}),
     # one reading's parameter: only that reading's runs (2 ranks × 2 seed blocks)
     ({"chaturvedi2021": {"fig1": {"readings": {"authors_code": {"s": 300}}}}}, {"chaturvedi2021_runs_fig1": 4}),
-    # a key every run reads: all of them
-    ({"chaturvedi2021": {"eps": 0.2}}, {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4}),
+    # a key every run reads: all of them (Figure 1–2e: one point per figure, one seed block each)
+    ({"chaturvedi2021": {"eps": 0.2}}, {"chaturvedi2021_runs_fig1": 8, "chaturvedi2021_runs_fig2": 4,
+                                        "chaturvedi2021_runs_exact": 2}),
 ])
 def test_config_edits_plan_only_the_run_jobs_that_read_them(edit, expected):
     """The run files (under the digest of the settings each reads) a smoke-config edit adds: what the workflow

@@ -636,6 +636,36 @@ def ch_missing():
     return {}, CH_SETTINGS
 
 
+def fig12e_case(ratio=(1.05, 1.02, 1.08), n=30, families=("PCG", "DPG")):
+    """Figure 1–2e's ratio table: every (family, accountant) at (ratio, lo, hi) against the paper's ε0, at two points
+    of each figure."""
+    def build():
+        rows = []
+        for figure, points in (("fig1", (10, 22)), ("fig2", (1000, 10000))):
+            for point in points:
+                for family in families:
+                    for acc in ("exactDP", "exactBR"):
+                        rows.append(dict(figure=figure, reading="paper", point=point, family=family, accountant=acc,
+                                         algorithm=f"{family}_{acc}", n=n, steps=10, eps0_paper=0.01, eps0_exact=0.02,
+                                         eps0_ratio=2.0, mean_paper=80.0, mean_exact=80.0 * ratio[0], ratio=ratio[0],
+                                         ratio_lo=ratio[1], ratio_hi=ratio[2]))
+        return {"fig12e_ratio": pd.DataFrame(rows)}, CH_SETTINGS
+    return build
+
+
+def _f12e_cases(cid, family):
+    return [
+        Case(cid, R, fig12e_case(), measured=f"/{family} = 1.0500"),
+        Case(cid, NR, fig12e_case(ratio=(0.97, 0.95, 0.99)), measured="0.9500 … 0.9900"),
+        Case(cid, NE, fig12e_case(ratio=(1.01, 0.99, 1.03)), "straddle"),
+        Case(cid, NE, fig12e_case(ratio=(1.0, 1.0, 1.0)), "straddle-identical-runs"),
+        Case(cid, NE, fig12e_case(n=6), "few-runs", measured="(6 runs)"),
+        Case(cid, NE, fig12e_case(ratio=(1.05, math.nan, math.nan)), "no-interval", measured="(no interval)"),
+        Case(cid, NE, fig12e_case(families=tuple(f for f in ("PCG", "DPG") if f != family)), "no-family"),
+        Case(cid, NE, ch_missing, "missing"),
+    ]
+
+
 CH_CASES = [
     # --- F1.a: ε0_PCG ≈ 0.01006 > ε/r at every r (at ε = 0.1, δ = 10^-3)
     Case("F1.a", R, f1()),
@@ -779,6 +809,9 @@ CH_CASES = [
     Case("F2.f", NE, f2(drop=("DPG",)), "no-dpg", measured="no runs of DPG"),
     Case("F2.f", NE, f2(nan=("PCG", 1000, "mean")), "nan", measured="not a finite"),
     Case("F2.f", NE, ch_missing, "missing"),
+    # --- E.a–b (beyond the paper): ε0 from exact composition against the paper's rule, paired interval
+    *_f12e_cases("E.a", "DPG"),
+    *_f12e_cases("E.b", "PCG"),
 ]
 
 

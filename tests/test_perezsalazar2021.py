@@ -13,7 +13,7 @@ from snakemake.utils import validate
 
 from privopt.pipeline.claims import INCONCLUSIVE, MIN_SEEDS, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.perezsalazar2021 import claims as pc
-from privopt.experiments.perezsalazar2021 import runs, syn, tables
+from privopt.experiments.perezsalazar2021 import privacy_tables, runs, syn, tables
 from privopt.experiments.perezsalazar2021.paper import PAPER
 from privopt.pipeline.protocol import ConfigError
 from privopt.online.coverage_offline import exact_opt, uniform_value
@@ -641,6 +641,41 @@ def test_tpriv_claims_in_each_outcome():
     assert _claim("C8.2", _tpriv(2.8, 1.7))[0] == {NOT_REPRODUCED}  # the implementation exceeds the bound
     assert _claim("C8.3", _tpriv(1.0, 0.84))[0] == {NOT_REPRODUCED}  # a bug the check misses
     assert _claim("C8.2", {"tpriv": pd.DataFrame()})[0] == {INCONCLUSIVE}
+
+
+def _cert(scale_exact: float = 1.0, points: int = 9):
+    """F8's certified-ε grid at a small size (k ∈ {1, 3}, T ∈ {1000, 10^5}), its exact column scaled by
+    ``scale_exact`` (a planted overshoot)."""
+    grid = privacy_tables.cert_grid({"group": {"fi_ks": [1, 3], "bandit_ks": [2], "T": [1000, 100_000],
+                                               "c_gamma": 2.0, "eps_min": 0.1, "eps_max": 1000, "points": points},
+                                     "delta": 1e-6})
+    return grid.assign(eps_exact=grid["eps_exact"] * scale_exact)
+
+
+def test_f8_grid_has_the_exact_composition_beside_the_certificate():
+    """eps_exact is osm_privacy.eps_cert_exact (2η-DP steps) of the row's k·N draws, never above eps_cert, equal to
+    basic composition once that is the certificate; certified_exact follows it."""
+    from privopt.online.osm_privacy import eps_cert_exact
+
+    g = _cert()
+    for r in g.sample(6, random_state=0).itertuples():
+        assert r.eps_exact == eps_cert_exact(r.eta, r.draws, r.k, 1e-6, bounded_range=False)
+    assert (g["eps_exact"] <= g["eps_cert"] * (1 + 1e-12)).all()
+    assert (g["eps_exact"] < 0.8 * g["eps_cert"]).any()
+    assert (g["certified_exact"] == (g["eps_exact"] <= g["eps_nominal"] * (1 + 1e-12))).all()
+    assert (g["certified_exact"] >= g["certified"]).all()  # exact certifies at least what the paper's bound does
+
+
+def test_exact_composition_claim_in_each_outcome():
+    verdict, row = _verdict("C8.4", {"f8_cert": _cert()})
+    assert verdict == REPRODUCED and "k = 3, T = 100,000: ε_exact/ε_cert" in row.measured
+    assert _verdict("C8.4", {"f8_cert": _cert(scale_exact=3.0)})[0] == NOT_REPRODUCED  # a bound the exact one exceeds
+    assert _verdict("C8.4", {"f8_cert": _cert().drop(columns="eps_exact")})[0] == INCONCLUSIVE  # a table before it
+    assert _verdict("C8.4", {"f8_cert": _cert().query("algo != 'FI-DP'")})[0] == INCONCLUSIVE
+    nan = _cert()
+    nan.loc[nan.index[0], "eps_exact"] = np.nan
+    assert _verdict("C8.4", {"f8_cert": nan})[0] == INCONCLUSIVE
+    assert _claim("C8.4", {})[0] == {INCONCLUSIVE}
 
 
 def test_tail_claim_in_each_outcome():

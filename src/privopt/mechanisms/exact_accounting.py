@@ -170,20 +170,35 @@ def _log_binom_pmf(k: int, log_p: float, log_q: float) -> tuple[np.ndarray, np.n
     return j, logc + j * log_p + (k - j) * log_q
 
 
-def two_point_delta(p, q, k, eps) -> float:
+def two_point_delta(p, q, k, eps, *, logs: tuple[float, float, float, float] | None = None) -> float:
     """Exact δ(ε) of the k-fold product of the two-point pair P = (p, 1 − p), Q = (q, 1 − q):
     Σ_j P(J = j)·[1 − e^(ε − ℓ_j)]_+, J ~ Bin(k, p) the count of first outcomes, ℓ_j its privacy loss.
 
     Terms of probability below e^-98 (beyond 14 standard deviations of J) are dropped; the sum is then exact to
     1e-40 absolute.  Losses within 1e-12 of ε count as equal to it (their term is then 0 up to 1e-12 relative).
+    ``logs`` = (log p, log(1 − p), log(p/q), log((1 − p)/(1 − q))) where the caller knows them exactly (p and q
+    within rounding of 0 or 1 lose their logs to cancellation: at ε0 = 22.6 the randomised response's loss ε0
+    computed from p comes out 10^-6 too large, and k such losses overshoot k·ε0).
     """
+    return _hockey_stick(*_two_point_terms(p, q, k, logs), _pos(eps, "eps", allow_zero=True))
+
+
+def _two_point_terms(p, q, k, logs=None) -> tuple[np.ndarray, np.ndarray]:
+    """(ℓ_j, log P(J = j)) over the j that carry the mass (:func:`two_point_delta`): what δ(ε) sums, the same for
+    every ε, so a root search over ε computes it once."""
     k = _count(k)
-    eps = _pos(eps, "eps", allow_zero=True)
-    if not (0.0 < p < 1.0 and 0.0 < q < 1.0):
+    if logs is not None and not (logs[0] < 0.0 and logs[1] < 0.0 and all(map(math.isfinite, logs))):
+        raise ValueError(f"logs must be finite with log p < 0 and log(1 - p) < 0, got {logs!r}")
+    if logs is None and not (0.0 < p < 1.0 and 0.0 < q < 1.0):
         raise ValueError(f"p and q must lie in (0, 1), got {p!r}, {q!r}")
-    la, lb = math.log(p / q), math.log1p(-p) - math.log1p(-q)
-    j, logP = _log_binom_pmf(k, math.log(p), math.log1p(-p))
-    loss = j * la + (k - j) * lb
+    if logs is None:
+        logs = (math.log(p), math.log1p(-p), math.log(p / q), math.log1p(-p) - math.log1p(-q))
+    log_p, log_1p, la, lb = logs
+    j, logP = _log_binom_pmf(k, log_p, log_1p)
+    return j * la + (k - j) * lb, logP
+
+
+def _hockey_stick(loss: np.ndarray, logP: np.ndarray, eps: float) -> float:
     # a loss within float rounding of ε (e.g. k·ε0 at ε = k·ε0) contributes e^0 − 1 = 0, not a rounding residue
     pos = loss > eps + 1e-12 * max(1.0, abs(eps))
     if not np.any(pos):
@@ -198,11 +213,17 @@ def _largest_root(fun, lo: float, hi: float) -> float:
 
 
 # ----------------------------------------------------------------------------- pure ε0-DP steps
+def _pure_dp_terms(eps0: float, k) -> tuple[np.ndarray, np.ndarray]:
+    """The k-fold randomised response's (ℓ_j, log P(J = j)): p = e^ε0/(1 + e^ε0), its logs and losses ±ε0 exact
+    (:func:`two_point_delta`'s ``logs``)."""
+    log_p = -math.log1p(math.exp(-eps0))
+    p = math.exp(log_p)
+    return _two_point_terms(p, 1.0 - p, k, (log_p, log_p - eps0, eps0, -eps0))
+
+
 def pure_dp_delta(eps0, k, eps) -> float:
     """Exact δ(ε) of k composed ε0-DP mechanisms (optimal composition: the k-fold randomised response)."""
-    eps0 = _pos(eps0, "eps0")
-    p = 1.0 / (1.0 + math.exp(-eps0))
-    return two_point_delta(p, 1.0 - p, k, eps)
+    return _hockey_stick(*_pure_dp_terms(_pos(eps0, "eps0"), k), _pos(eps, "eps", allow_zero=True))
 
 
 def _smallest_eps(delta_of, top: float, delta: float) -> float:
@@ -222,7 +243,8 @@ def _largest_eps0(delta_of, lo: float, hi: float, delta: float) -> float:
 def pure_dp_epsilon(eps0, k, delta) -> float:
     """Smallest ε with k composed ε0-DP mechanisms (ε, δ)-DP (optimal composition); ≤ k·ε0 always."""
     eps0, k, delta = _pos(eps0, "eps0"), _count(k), _delta(delta)
-    return _smallest_eps(lambda e: pure_dp_delta(eps0, k, e), k * eps0, delta)
+    terms = _pure_dp_terms(eps0, k)  # the same binomial terms at every ε of the search
+    return _smallest_eps(lambda e: _hockey_stick(*terms, e), k * eps0, delta)
 
 
 def pure_dp_eps0(eps, delta, k) -> float:

@@ -27,6 +27,10 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
   "Q reading on r ∈ {…}" so a reproduced row never stands for the authors' full grid.  F1.a is arithmetic:
   ε/r falls with r, so the smallest rank run decides "every r ≥ 10".
 
+Beyond the paper, E.a (DPG) and E.b (PCG) read Figure 1–2e's ratio table (:mod:`.exact`): per (figure, point,
+accountant) the mean utility at the exact ε0 over the paper's, decided by its 95 % paired-bootstrap interval (above
+1 reproduced, below 1 not reproduced, else inconclusive, with at least MIN_SEEDS runs).
+
 Claims that compare against a random basis (F1.e, F1.z, F2.e) give two rows per reading: against the
 sampled Random (what the paper did) and against E[Random], Random's exact expectation on each run's
 dataset (no sampling noise).  Paired differences (``"PCG - PCG_perm"`` …) are rows of the summary
@@ -585,8 +589,78 @@ _claim("F2.f", "fig2", "The plotted means fall in the paper's displayed range 0.
        "0.78 ≤ all means ≤ 0.82", _f2f, quick=_q_ms)
 
 
+# ----------------------------------------------------------------------------- Figure 1–2e (new, beyond the paper)
+
+BEYOND = "(beyond the paper) "
+#: the exact accountants of Figure 1–2e (:data:`privopt.experiments.chaturvedi2021.exact.ACCOUNTANTS`), in words
+ACCOUNTANT_WORDS = {"exactDP": "optimal composition of ε0-DP steps (valid adaptively: a certificate)",
+                    "exactBR": "optimal composition of ε0-bounded-range steps (the non-adaptive optimum: optimistic)"}
+FIGURE_X = {"fig1": "r", "fig2": "m"}
+
+
+def _f12e_ratio(tables: Mapping[str, pd.DataFrame], family: str) -> list[Outcome]:
+    """One outcome per (figure, point, accountant): mean utility at the exact ε0 over the paper's, decided by its 95 %
+    paired-bootstrap interval (above 1: reproduced, below 1: not reproduced, else inconclusive)."""
+    t = tables["fig12e_ratio"]
+    t = t[t["family"] == family]
+    if t.empty:
+        raise Inconclusive(f"no {family} rows in fig12e_ratio", needs=f"the {family} runs of Figure 1–2e")
+    out = []
+    for (figure, reading, point, acc), g in t.groupby(["figure", "reading", "point", "accountant"], sort=True):
+        r = g.iloc[0]
+        label = (f"Fig. {str(figure)[3:]}, {FIGURE_X.get(str(figure), 'x')} = {int(point)}, {acc}"
+                 + (f" ({_reading_name(str(reading))})" if reading != "paper" else ""))
+        n = int(r["n"])
+        est, lo, hi = (float(r[k]) for k in ("ratio", "ratio_lo", "ratio_hi"))
+        text = (f"{label}: mean utility {family}_{acc}/{family} = {est:.4f} (95 % paired bootstrap {lo:.4f} … "
+                f"{hi:.4f}); ε0 {_fmt(r['eps0_exact'], 5)} against the paper's {_fmt(r['eps0_paper'], 5)} "
+                f"(× {float(r['eps0_ratio']):.2f})")
+        details = (f"{n} runs, {int(r['steps'])} exponential-mechanism steps per run; {ACCOUNTANT_WORDS.get(acc, acc)}; "
+                   f"mean utility {_fmt(r['mean_exact'], 4)} against {_fmt(r['mean_paper'], 4)}")
+        if not all(np.isfinite(x) for x in (est, lo, hi)):
+            out.append(Outcome(text + " (no interval)", None, reading=label, details=details,
+                               needs="a finite paired interval (≥ 2 runs, positive utilities)"))
+            continue
+        if n < MIN_SEEDS:
+            out.append(Outcome(text + f" ({n} runs)", None, reading=label, details=details,
+                               needs=f"≥ {MIN_SEEDS} runs per point"))
+            continue
+        holds = decide(lo > 1.0, hi < 1.0)
+        needs = ""
+        if holds is None:
+            gap = abs(np.log(est)) if est > 0 else 0.0
+            if gap < 1e-12 or not lo > 0:
+                needs = ("a setting where the two ε0 change the picks (here the runs are identical or nearly so, "
+                         "so no number of runs separates them)")
+            else:
+                half = (np.log(hi) - np.log(lo)) / 2
+                needs = f"≈ {max(n + 1, int(np.ceil(n * (half / gap) ** 2)))} runs at this point"
+        out.append(Outcome(text, holds, reading=label, details=details, needs=needs))
+    return out
+
+
+_F12E_THRESHOLD = ("per (figure, point, accountant): the 95 % paired-bootstrap interval (over runs) of mean utility "
+                   "{v}_exact/{v} lies above 1 (reproduced), below 1 (not reproduced), else inconclusive")
+
+
+@CLAIMS.claim("E.a", "fig12e", BEYOND + "Setting DPG's per-step ε0 by the exact composition of its r "
+              "exponential-mechanism steps at the paper's (ε, δ), instead of the paper's rule (ε/r in Figure 1, the "
+              "improved rule in Figure 2), raises its mean utility.", _F12E_THRESHOLD.format(v="DPG"),
+              needs=("fig12e_ratio",), details="privacy: the paper's (ε, δ) for both; same datasets and streams")
+def _f12ea(tables, settings):
+    return _f12e_ratio(tables, "DPG")
+
+
+@CLAIMS.claim("E.b", "fig12e", BEYOND + "Setting PCG's per-step ε0 by the exact composition of its T·r "
+              "exponential-mechanism steps at the paper's (ε, δ), instead of Thm 3.9's rule, raises its mean utility.",
+              _F12E_THRESHOLD.format(v="PCG"), needs=("fig12e_ratio",),
+              details="privacy: the paper's (ε, δ) for both; same datasets and streams")
+def _f12eb(tables, settings):
+    return _f12e_ratio(tables, "PCG")
+
+
 def evaluate(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]):
-    """Claims entry point (protocol): every claim on the ``fig1`` and ``fig2`` tables."""
+    """Claims entry point (protocol): every claim on the ``fig1``, ``fig2`` and ``fig12e_ratio`` tables."""
     return CLAIMS.evaluate(tables, settings)
 
 
@@ -660,9 +734,25 @@ def _fig2_finding(p: _Pivots, reading: str) -> Finding | None:
         f"while DPG is {_fmt(dd, 4)} ({_z(dd, dse)} SE) from it at m = {last}.", figure="fig2")
 
 
+def _fig12e_finding(t: pd.DataFrame) -> Finding | None:
+    """Figure 1–2e: per algorithm and accountant, the ε0 gain and the utility ratio with its interval, at every point."""
+    if t is None or t.empty:
+        return None
+    parts = []
+    for (family, acc), g in t.groupby(["family", "accountant"], sort=False):
+        pts = "; ".join(f"Fig. {str(r['figure'])[3:]} {FIGURE_X.get(str(r['figure']), 'x')} = {int(r['point'])}: ε0 "
+                        f"×{r['eps0_ratio']:.2f}, utility ×{r['ratio']:.4f} [{r['ratio_lo']:.4f}, {r['ratio_hi']:.4f}]"
+                        for _, r in g.sort_values(["figure", "point"]).iterrows())
+        parts.append(f"{family} {acc} ({pts})")
+    return Finding(f"Figure 1–2e (beyond the paper, {int(t['n'].min())} paired runs per point): per-step ε0 from exact "
+                   "composition at the paper's (ε, δ) against the paper's rules, as ε0 and mean-utility ratios (95 % "
+                   "paired bootstrap): " + " · ".join(parts) + ".", figure="fig12e")
+
+
 def findings(tables: Mapping[str, pd.DataFrame], claims: pd.DataFrame, settings: Mapping[str, Any]) -> list[Finding]:
     """Findings entry point (protocol, :meth:`privopt.pipeline.protocol.Claims.find`): per reading, the
-    label-permutation and PCG0 diagnostics of Figure 1 and PCG against E[Random] in Figure 2, with their numbers."""
+    label-permutation and PCG0 diagnostics of Figure 1 and PCG against E[Random] in Figure 2, with their numbers;
+    Figure 1–2e's ε0 and utility ratios."""
     out: list[Finding] = []
     for figure, make in (("fig1", _label_finding), ("fig2", _fig2_finding)):
         table = tables.get(figure)
@@ -672,4 +762,7 @@ def findings(tables: Mapping[str, pd.DataFrame], claims: pd.DataFrame, settings:
             found = make(_Pivots(sub), str(reading))
             if found is not None:
                 out.append(found)
+    found = _fig12e_finding(tables.get("fig12e_ratio"))
+    if found is not None:
+        out.append(found)
     return out

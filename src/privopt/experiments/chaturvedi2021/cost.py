@@ -38,7 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "ms_per_run", "job_seconds", "job_data_mb", "summary"]
+__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "EXACT_FACTOR", "ms_per_run", "job_seconds",
+           "exact_job_seconds", "job_data_mb", "summary"]
 
 #: README "Runtimes": 100 s / 2400 runs (Fig. 1 paper reading), 53 s / 2400 runs (authors'-code
 #: reading), 77 s / 4000 runs (Fig. 2); measured 2026-11-22 on the 2-core build machine
@@ -101,6 +102,19 @@ def job_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> flo
     return int(n_seeds) * ms_per_run(figure, point, settings) / 1000.0
 
 
+#: Figure 1–2e's run (PCG three times, DPG three times, Greedy) over a Figure 1 or 2 run at the same point (PCG,
+#: PCG0, DPG, Greedy, Random, the diagnostics): measured CPU-time ratio, rounded up (EXACT_MEASURED)
+EXACT_FACTOR = 2.5
+EXACT_MEASURED = ("2026-11-27, 2-core build machine, warm numba cache; CPU s of 30 runs, exact_block over run_block at "
+                  "the quick readings (s = 500): Fig. 1 r = 10 2.24, r = 22 2.06; Fig. 2 m = 1000 1.74, m = 10000 0.63 "
+                  "(each exact block includes its ε0 searches, about 0.08 s)")
+
+
+def exact_job_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
+    """Predicted seconds of one Figure 1–2e run job: :data:`EXACT_FACTOR` × the same figure's job at the point."""
+    return EXACT_FACTOR * job_seconds(figure, point, settings, n_seeds)
+
+
 def job_data_mb(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds: pool and candidates, distances, the proxy's per-sample minima."""
     if figure == "fig1":
@@ -119,4 +133,5 @@ def summary() -> list[str]:
     """The measured constants, for ``benchmarks/paper_cost.py``."""
     return ["ms per run at the README's paper-scale measurements: "
             + ", ".join(f"{k} {v:.1f}" for k, v in ANCHOR_MS.items())
-            + f"; scaled by a shape fitted to CPU ms per run ({SHAPE_MEASURED})"]
+            + f"; scaled by a shape fitted to CPU ms per run ({SHAPE_MEASURED})",
+            f"Fig. 1–2e: {EXACT_FACTOR:g} × the same figure's job ({EXACT_MEASURED})"]

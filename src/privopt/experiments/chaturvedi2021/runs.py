@@ -181,7 +181,7 @@ def _algorithm_rng(setting: Setting, algorithm: str, seed: int) -> np.random.Gen
 
 
 def continuous_point(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *,
-                     data_independent: bool = False) -> ContinuousGreedyResult:
+                     data_independent: bool = False, eps0: float | None = None) -> ContinuousGreedyResult:
     """Algorithm 1 (the fractional point and its T bases) [chaturvedi2021 reading R2].
 
     ``data_independent=True`` runs the same algorithm with ε0 = 0: every pick is uniform
@@ -189,12 +189,15 @@ def continuous_point(objective: FacilityLocation, setting: Setting, gen: np.rand
     baseline (not in the paper) that separates what PCG gains from the data from what
     it gains from the structure of continuous greedy + swap rounding alone.  The scores
     do not enter the picks at ε0 = 0, so the cheap exact extension is used for them.
+
+    ``eps0`` replaces the setting's per-step ε0 (the paper's rule) by another calibration of the same
+    algorithm (Figure 1–2e, :mod:`.exact`); the random stream is consumed the same way for every ε0.
     """
     return private_continuous_greedy(
         objective.dist,
         setting.matroid,
         eta=setting.eta,
-        eps0=0.0 if data_independent else setting.pcg_eps0,
+        eps0=0.0 if data_independent else (setting.pcg_eps0 if eps0 is None else float(eps0)),
         rng=gen,
         scores="exact_F" if data_independent else setting.pcg_scores,
         s=setting.s,

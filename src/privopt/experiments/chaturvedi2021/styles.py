@@ -17,4 +17,9 @@ STYLES = {
     "PCG0": algo("C3", "", ":", r"PCG, $\varepsilon_0 = 0$"),
     "PCG_perm": algo("C1", "", "--", "PCG, labels permuted"),
     "PCG0_perm": algo("C1", "", ":", r"PCG, $\varepsilon_0 = 0$, labels permuted"),
+    # Figure 1–2e (beyond the paper): the same algorithm's colour, ε0 from exact composition
+    "PCG_exactDP": algo("C3", "v", "--", r"PCG, $\varepsilon_0$ exact (DP steps)"),
+    "PCG_exactBR": algo("C3", "x", ":", r"PCG, $\varepsilon_0$ exact (BR, non-adaptive)"),
+    "DPG_exactDP": algo("C2", "v", "--", r"DPG, $\varepsilon_0$ exact (DP steps)"),
+    "DPG_exactBR": algo("C2", "x", ":", r"DPG, $\varepsilon_0$ exact (BR, non-adaptive)"),
 }

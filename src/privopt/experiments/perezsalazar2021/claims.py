@@ -1086,6 +1086,31 @@ def _c83(tables, settings):
     return Outcome(f"{bug['variant'].iloc[0]}: bound exceeded at {len(over)} of {len(bug)} rates", len(over) > 0)
 
 
+@CLAIMS.claim("C8.4", "f8", "(beyond the paper) Under exact (optimal) composition of its k·T draws as 2η-DP steps, "
+              "FI-DP spends a smaller ε than the paper's analysis certifies (advanced composition per expert, basic "
+              "over the k experts) at every nominal ε, so exact accounting certifies a larger nominal ε.",
+              "max over the FI-DP grid of ε_exact/ε_cert ≤ 1 (reproduced), > 1 at some point (not reproduced)",
+              needs=("f8_cert",), details="perezsalazar2021 reading R23; the gain per (k, T) in the measured value")
+def _c84(tables, settings):
+    t = tables["f8_cert"]
+    if "eps_exact" not in t.columns:
+        raise Inconclusive("f8_cert has no eps_exact column", needs="the F8 table with its exact-composition column")
+    t = t[t["algo"] == "FI-DP"]
+    if t.empty:
+        raise Inconclusive("no FI-DP rows in f8_cert", needs="the FI-DP curves of F8")
+    ratio = (t["eps_exact"] / t["eps_cert"]).to_numpy(float)
+    finite(*ratio, what="ε_exact/ε_cert")
+    parts = []
+    for (k, T), p in t.groupby(["k", "T"], sort=True):
+        r = p["eps_exact"] / p["eps_cert"]
+        top = [p.loc[p[c].astype(bool), "eps_nominal"].max() for c in ("certified", "certified_exact")]
+        parts.append(f"k = {int(k)}, T = {int(T):,}: ε_exact/ε_cert {r.min():.3f}–{r.max():.3f}, largest certified "
+                     f"nominal ε {_f(top[0])} → {_f(top[1])}")
+    worst = float(ratio.max())
+    return Outcome("; ".join(parts) + f" (max ratio {worst:.4f})", bool(worst <= 1.0 + 1e-12),
+                   details=f"δ = {settings.get('delta', '?')}; {len(t)} grid points")
+
+
 def evaluate(tables: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]):
     return CLAIMS.evaluate(tables, settings)
 

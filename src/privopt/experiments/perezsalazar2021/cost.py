@@ -123,9 +123,27 @@ def privacy_rows(settings: Mapping) -> int:
     return int(cfg["points"]) * (len(cfg["fi_ks"]) + len(cfg["bandit_ks"])) * len(cfg["T"])
 
 
+#: each row's exact composition (``eps_exact``: a root search over one binomial sum of about 28·√(k·N·p(1 − p))
+#: terms, computed once per row): µs per row plus µs per √(k·N); measured 2026-11-27 on the loaded 2-core build
+#: machine on the quick grid (648 rows, 0.67 CPU-s in all; modelled 1.1 s: the model errs on the slow side)
+PRIVACY_EXACT_US_ROW, PRIVACY_EXACT_US_SQRT = 300.0, 1.5
+
+
+def _exact_us(settings: Mapping) -> float:
+    cfg = settings["group"]
+    total = 0.0
+    for T in cfg["T"]:
+        draws = [(int(k), int(T)) for k in cfg["fi_ks"]]
+        gamma = min(0.5, float(cfg["c_gamma"]) * int(T) ** (-1.0 / 3.0))
+        draws += [(int(k), math.ceil(2 * gamma * int(T))) for k in cfg["bandit_ks"]]
+        total += sum(PRIVACY_EXACT_US_ROW + PRIVACY_EXACT_US_SQRT * math.sqrt(k * N) for k, N in draws)
+    return int(cfg["points"]) * total
+
+
 def privacy_seconds(settings: Mapping) -> float:
-    """Predicted seconds of the privacy job (the grid; the T-PRIV enumeration is fixed and small)."""
-    return PRIVACY_S + privacy_rows(settings) * PRIVACY_US_PER_ROW * 1e-6
+    """Predicted seconds of the privacy job (the grid and its exact composition column; the T-PRIV enumeration is
+    fixed and small)."""
+    return PRIVACY_S + (privacy_rows(settings) * PRIVACY_US_PER_ROW + _exact_us(settings)) * 1e-6
 
 
 def privacy_mb(settings: Mapping) -> float:

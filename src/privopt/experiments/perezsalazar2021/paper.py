@@ -299,7 +299,9 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["privacy"]["cert"]["fi_ks"] }}, BanditDP k ∈ '
                         '{{ snakemake.config["perezsalazar2021"]["privacy"]["cert"]["bandit_ks"] }}, T ∈ '
                         '{{ snakemake.config["perezsalazar2021"]["privacy"]["cert"]["T"] }}, δ = '
-                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}); (b) T-PRIV, the exact output law of FI-DP '
+                        '{{ snakemake.config["perezsalazar2021"]["delta"] }}); thin dotted, beyond the paper: the ε of '
+                        'the same k·N draws under optimal composition of 2η-DP steps (Kairouz, Oh & Viswanath 2015, '
+                        'valid for adaptive draws; claim C8.4); (b) T-PRIV, the exact output law of FI-DP '
                         'on a tiny instance: largest privacy loss against the pure bound, as implemented and with a '
                         'planted bug (gains ×{{ snakemake.config["perezsalazar2021"]["privacy"]["tpriv"]["bug_scale"] }}). '
                         'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"cert": "f8_cert", "tpriv": "tpriv"},
