@@ -63,6 +63,7 @@ PAPER = Paper(
     short="Chaturvedi et al. 2021",
     summary="Figs 1–2, Uber pickups",
     styles="privopt.experiments.chaturvedi2021.styles:STYLES",
+    reported="privopt.experiments.chaturvedi2021.paper_numbers:REPORTED",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
                  outputs=("pool.parquet", "instance.json"), datasets=("uber",)),
