@@ -403,8 +403,8 @@ def test_a_figure_shows_what_the_paper_reports_beside_the_reference_and_this_run
     html = Path("index.html").read_text()
     fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
     fig2 = html.split('id="p-fig2"', 1)[1]
-    assert "The paper beside us" not in fig1  # the paper reports nothing about Figure 1 here
-    table = fig2.split("The paper beside us", 1)[1].split("</table>", 1)[0]
+    assert "the paper beside us" not in fig1  # the paper reports nothing about Figure 1 here
+    table = fig2.split("the paper beside us", 1)[1].split("</table>", 1)[0]
     assert ("<td>the slope</td><td>roughly 2 <small>(App. D.1, on Figure 3)</small></td><td>1.85 and 1.98</td>"
             "<td>1.7</td>") in table and "this run (quick)" in table
 
