@@ -125,7 +125,7 @@ def test_each_figure_has_its_caption_at_its_scale_claims_and_settings_behind_a_d
     assert "caption at this run's settings, scale quick" in fig1
     assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
-    settings = fig1.split('<details class="settings">', 1)[1]
+    settings = fig1.split('<details class="settings more">', 1)[1]
     assert settings.startswith("<summary>Settings of this run (quick)") and "<details><summary>Raw YAML</summary>" in settings
 
 
