@@ -49,3 +49,34 @@ def test_a_file_that_is_no_pdf_page_is_named(tmp_path):
     (tmp_path / "x.pdf").write_bytes(b"not a pdf")
     with pytest.raises(ValueError, match="x.pdf: no /MediaBox"):
         pdf_text_sizes(tmp_path / "x.pdf")
+
+
+#: the report's content width at its 1400 px reading width (body max-width 84rem less 1rem padding each side)
+REPORT_CONTENT_PX = 84 * 16 - 2 * 16
+
+
+def test_the_reference_rc1c_reads_at_8_pt_within_the_report_width(tmp_path):
+    """Rivera Cardoso & Cummings RC-1c drawn from its committed reference tables (five ε: ten panels) is shown
+    at its own size or narrower in the report, with its smallest text at 8 pt or more (issue 37: it was 16.6 in
+    wide, 6.6 pt once fitted into the page)."""
+    import json
+    import types
+    from pathlib import Path
+
+    from privopt.pipeline.registry import paper
+    from privopt.plotting.cells import run_cells
+
+    repo = Path(__file__).resolve().parents[1]
+    the = paper("cardoso2019")
+    fig = next(f for f in the.figures if f.id == "rc1c")
+    section = json.loads((repo / "reference/cardoso2019/manifest.json").read_text())["config"]
+    out = types.SimpleNamespace(pdf=tmp_path / "rc1c.pdf", png=tmp_path / "rc1c.png")
+    sm = types.SimpleNamespace(
+        input=types.SimpleNamespace(**{n: repo / "reference/cardoso2019/tables" / f"{s}.csv" for n, s in fig.inputs.items()}),
+        params=types.SimpleNamespace(**fig.params(section), scale="reference", notebook="cardoso2019_rc1c"),
+        config={"cardoso2019": section, "scale": "reference"}, output=out)
+    run_cells(repo / the.notebook("rc1c"), {"snakemake": sm, "__name__": "__main__"})
+    plt.close("all")
+    size, width = pdf_text_sizes(out.pdf)
+    shown = min(readable_width(size, width), REPORT_CONTENT_PX)
+    assert displayed_pt(size, width, shown) >= 8.0, (size, width / 72, shown)

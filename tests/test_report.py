@@ -125,7 +125,7 @@ def test_each_figure_has_its_caption_at_its_scale_claims_and_settings_behind_a_d
     assert "caption at this run's settings, scale quick" in fig1
     assert fig1.count('<tr class="claim">') == 5  # the five rows of figure fig1's claims, none of S.1
     assert "<code>fig1.m</code></td><td>100</td>" in fig1 and "exp2" not in fig1
-    settings = fig1.split('<details class="settings">', 1)[1]
+    settings = fig1.split('<details class="settings more">', 1)[1]
     assert settings.startswith("<summary>Settings of this run (quick)") and "<details><summary>Raw YAML</summary>" in settings
 
 
@@ -397,3 +397,96 @@ def test_save_shows_the_figure_only_inside_a_notebook(tmp_path):
 
     (tmp_path / "f.png").write_bytes(PNG)
     assert show(tmp_path / "f.png") is False  # no IPython kernel here
+
+
+# ---------------------------------------------------------------------------------------------------- the paper beside us
+
+def test_a_figure_shows_what_the_paper_reports_beside_the_reference_and_this_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    meta = _figures_and_claims()
+    rows = {"fig2": [{"quantity": "the slope", "paper": "roughly 2", "where": "App. D.1, on Figure 3",
+                      "reference": "1.85 and 1.98", "this_run": "1.7"}]}
+    render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html", reported={"p": rows})
+    html = Path("index.html").read_text()
+    fig1 = html.split('id="p-fig1"', 1)[1].split('id="p-fig2"', 1)[0]
+    fig2 = html.split('id="p-fig2"', 1)[1]
+    assert "the paper beside us" not in fig1  # the paper reports nothing about Figure 1 here
+    table = fig2.split("the paper beside us", 1)[1].split("</table>", 1)[0]
+    assert ("<td>the slope</td><td>roughly 2 <small>(App. D.1, on Figure 3)</small></td><td>1.85 and 1.98</td>"
+            "<td>1.7</td>") in table and "this run (quick)" in table
+
+
+def _registered(monkeypatch, reported):
+    """Make ``paper("p")`` the test paper, declaring ``reported`` (module attribute of this test module)."""
+    import sys
+
+    import privopt.pipeline.registry as registry
+
+    the = _paper()
+    the = Paper(**{**{f: getattr(the, f) for f in the.__dataclass_fields__}, "reported": f"{__name__}:_REPORTED"})
+    monkeypatch.setattr(sys.modules[__name__], "_REPORTED", reported, raising=False)
+    monkeypatch.setattr(registry, "papers", lambda: {"p": the})
+
+
+def test_paper_numbers_measure_each_reported_quantity_on_both_scales_tables(tmp_path, monkeypatch):
+    from privopt.pipeline.protocol import Reported
+    from privopt.pipeline.report import paper_numbers
+
+    monkeypatch.chdir(tmp_path)
+    _registered(monkeypatch, (Reported("fig1", "largest x", "10", "Figure 1", lambda t: f"{t['table']['x'].max()}"),))
+    meta = _paper().metadata()
+    Path(meta["figures"][0]["tables"][0]).parent.mkdir(parents=True)
+    pd.DataFrame({"x": [1, 4]}).to_csv(meta["figures"][0]["tables"][0], index=False)
+    (tmp_path / "ref" / "tables").mkdir(parents=True)
+    pd.DataFrame({"x": [3, 9]}).to_csv(tmp_path / "ref" / "tables" / "fig1.csv", index=False)
+    Path("about.json").write_text(json.dumps({"folder": str(tmp_path / "ref")}))
+    got = paper_numbers({"p": meta}, {"p": {"about": "about.json"}})
+    assert got == {"p": {"fig1": [{"quantity": "largest x", "paper": "10", "where": "Figure 1", "reference": "9",
+                                   "this_run": "4"}]}}
+    # without a reference, or a reference without the figure's table: '' there (shown as —)
+    assert paper_numbers({"p": meta})["p"]["fig1"][0]["reference"] == ""
+    (tmp_path / "ref" / "tables" / "fig1.csv").unlink()
+    assert paper_numbers({"p": meta}, {"p": {"about": "about.json"}})["p"]["fig1"][0]["reference"] == ""
+
+
+def test_paper_numbers_name_the_declaration_of_an_unknown_figure_or_a_failing_measure(tmp_path, monkeypatch):
+    from privopt.pipeline.protocol import Reported
+    from privopt.pipeline.report import paper_numbers
+
+    monkeypatch.chdir(tmp_path)
+    meta = _paper().metadata()
+    _registered(monkeypatch, (Reported("fig9", "q", "1", "w", lambda t: "1"),))
+    with pytest.raises(ValueError, match=r"test_report:_REPORTED: figures \['fig9'\] are not declared by paper p"):
+        paper_numbers({"p": meta})
+    _registered(monkeypatch, (Reported("fig1", "largest y", "1", "w", lambda t: str(t["table"]["y"].max())),))
+    Path(meta["figures"][0]["tables"][0]).parent.mkdir(parents=True)
+    pd.DataFrame({"x": [1]}).to_csv(meta["figures"][0]["tables"][0], index=False)
+    with pytest.raises(RuntimeError, match=r"measuring “largest y” of figure fig1 on .*fig1.csv.* failed: KeyError"):
+        paper_numbers({"p": meta})
+
+
+@pytest.mark.parametrize("key", ["chaturvedi2021", "shariff2018"])
+def test_each_papers_reported_numbers_measure_its_committed_reference(key):
+    """Every declared number of the paper, measured on its committed reference tables: a value for each, and the
+    values the paper's text lets one check by eye where they are exact (Shariff & Sheffet's Fig. 1 set: 1,000
+    actions, the optimal one at 0.75; Chaturvedi et al.'s ε0 ≈ 0.01006)."""
+    from privopt.pipeline.registry import paper
+    from privopt.pipeline.report import paper_beside_us
+
+    repo = Path(__file__).resolve().parents[1]
+    the = paper(key)
+    rows = {}
+    for fig in the.figures:
+        tables = [next((repo / "reference" / key / "tables").glob(f"{stem}.*"), None) for stem in fig.inputs.values()]
+        if None not in tables:  # a figure declared after the reference was written (Fig. 4e) has none
+            rows[fig.id] = paper_beside_us(key, fig.id, tables, repo / "reference" / key)
+    measured = {r["quantity"]: r["reference"] for found in rows.values() for r in found}
+    assert measured and all(measured.values()), measured
+    assert all(r["reference"] == r["this_run"] for found in rows.values() for r in found)  # the same tables twice
+    if key == "shariff2018":
+        assert measured["the example decision set"] == "1,000 actions, d = 3"
+        assert measured["the optimal action's mean reward"] == "0.750"
+        assert set(rows) >= {"fig1", "fig2", "fig3", "fig4", "fig5"}
+    else:
+        assert measured["PCG's per-step privacy parameter ε0"].count("0.0100") == 2  # both readings
+        assert set(rows) >= {"fig1", "fig2"}

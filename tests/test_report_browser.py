@@ -62,9 +62,6 @@ FIRST_SCREEN = r"""(() => {
 #: of the 73,000 px it had grown to)
 SCREEN = (1400, 1000)
 MAX_HEIGHT = 25_000
-#: figures whose smallest text cannot reach 8 pt within the page's width, as their notebooks lay them out today:
-#: Rivera Cardoso & Cummings RC-1c at the reference scale draws ten panels in one row (about 1,600 CSS px needed)
-TOO_WIDE_TODAY = ["RC-1c (new, beyond the paper) (reference)"]
 
 
 def first_screen(browser: str, page: Path) -> dict:
@@ -342,11 +339,9 @@ def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cor
     for page in ("provenance.html", "audits.html"):
         other = inspect(chromium, report.with_name(page))
         assert other["problems"] == [] and other["dangling"] == [] and other["missing_files"] == [], (page, other)
-    # every figure, each disclosure opened, shown where its smallest text reads at least 8 pt; the one figure too
-    # wide for the page today is named, so that its re-layout (issue 37, step 2) shows here as a change
-    small = small_figures(figure_text(chromium, report))
-    # (only the known one may be small; it is a reference figure, absent where the run has no reference)
-    assert {s.split(" — ")[0] + (" (reference)" if "reference scale" in s else "") for s in small} <= set(TOO_WIDE_TODAY), small
+    # every figure, each disclosure opened, shown where its smallest text reads at least 8 pt (the reference's
+    # RC-1c, ten panels, was the last one too wide for the page until its columns narrowed to 2.3 in each)
+    assert small_figures(figure_text(chromium, report)) == []
     # every figure's notebook rendered, none naming the run directory or the home directory
     notebooks = results / "notebooks"
     assert len(list(notebooks.rglob("*.html"))) == n_figures

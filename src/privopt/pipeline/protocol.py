@@ -45,6 +45,7 @@ __all__ = [
     "Experiment",
     "Table",
     "Figure",
+    "Reported",
     "Claims",
     "Finding",
     "Paper",
@@ -299,6 +300,23 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Reported:
+    """A number a paper reports about one of its figures (stated in its text or read off the figure), and the
+    same quantity measured here, which the report shows beside it ("the paper beside us").
+
+    ``figure``: the id of the figure; ``quantity``: what is compared, in words; ``paper``: the paper's value as
+    it gives it ("roughly 2"); ``where``: where the paper gives it, in our words ("App. D.1, on Figure 3");
+    ``measure(tables) -> str``: the value here, from the figure's tables (its ``inputs`` names → DataFrames),
+    short, with its units and which reading or setting it is for."""
+
+    figure: str
+    quantity: str
+    paper: str
+    where: str
+    measure: Callable[[Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Finding:
     """One sentence a reader of the report must not miss, computed from the tables (not written by hand);
     ``figure``: the id of the figure it is about ('' for the paper as a whole)."""
@@ -400,6 +418,9 @@ class Paper:
     #: its figures draw, collected into the project's palette (one style per name across the project); "" if its
     #: figures draw only shared styles
     styles: str = ""
+    #: ``"module:NAME"``, a sequence of :class:`Reported`: what the paper reports about its figures, shown by the
+    #: report beside the same quantities measured on the reference's tables and this run's; "" if it reports none
+    reported: str = ""
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.key):

@@ -43,7 +43,7 @@ from privopt.pipeline.provenance import config_digest, environment
 __all__ = ["render_report", "compute_findings", "reference_findings", "verdict_findings", "flatten_settings",
            "figure_settings", "summary_rows", "audit_rows", "glance_row", "open_claims", "paper_settings_flags",
            "settings_note", "figure_scale_label", "same_picture", "same_tables", "attach_reference", "data_description", "embedded_png",
-           "fill_caption", "PAGES"]
+           "fill_caption", "paper_beside_us", "paper_numbers", "PAGES"]
 
 #: the pages :func:`render_report` writes, from the templates of the same name (``.j2`` added) beside the
 #: report's template: the report itself, then the pages its first screen links to
@@ -450,7 +450,8 @@ def _text(pdf: str | Path) -> dict[str, Any]:
 def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Finding],
                    reference: Mapping[str, Any] | None = None, base: str | Path | None = None,
                    scale: str = "", ref_found: Sequence[Finding] | None = None,
-                   notebooks: Mapping[str, str] | None = None) -> dict[str, Any]:
+                   notebooks: Mapping[str, str] | None = None,
+                   reported: Mapping[str, Sequence[Mapping[str, str]]] | None = None) -> dict[str, Any]:
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
     about = json.loads(Path(reference["about"]).read_text()) if reference else None
@@ -487,6 +488,7 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
                         "reference_png": _link(ref_png, base) if ref_png else "",
                         "reference_pdf": _link(ref_pdf, base) if ref_pdf and Path(ref_pdf).is_file() else ""}
         fig["table"] = fig["tables"][0] if fig["tables"] else ""
+        fig["reported"] = list((reported or {}).get(fig["id"], ()))
         fig["anchor"] = _anchor(meta["key"], fig["id"])
         fig["claims_anchor"] = _anchor(meta["key"], fig["id"], "claims")
         fig["claims"] = [c for c in claims if c["figure"] == fig["id"]]
@@ -520,6 +522,55 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
             "reference_findings": sentences(ref_found or (), ref_claims) if reference else [],
             "records": _records(meta), "settings": yaml.safe_dump(settings, sort_keys=False, allow_unicode=True),
             "settings_digest": config_digest(settings), "anchor": _anchor(meta["key"])}
+
+
+def paper_beside_us(key: str, figure: str, tables: Sequence[str | Path], folder: str | Path | None
+                    ) -> list[dict[str, str]]:
+    """What the paper reports about ``figure`` (its :attr:`~privopt.pipeline.protocol.Paper.reported`), each
+    beside the same quantity measured on the reference's tables (``folder``'s ``tables/``: '' without a reference
+    or where it lacks one of the figure's tables) and on this run's (``tables``: the figure's table files, in the
+    order of its inputs).  Imports the registry and the paper's declarations; a declaration naming a figure the
+    paper does not declare, or a measure that fails, is an error naming the declaration."""
+    from privopt.pipeline.protocol import resolve
+    from privopt.pipeline.registry import paper
+
+    the = paper(key)
+    if not the.reported:
+        return []
+    declared = {f.id: f for f in the.figures}
+    reported = list(resolve(the.reported))
+    unknown = sorted({r.figure for r in reported} - set(declared))
+    if unknown:
+        raise ValueError(f"{the.reported}: figures {unknown} are not declared by paper {key} (it declares {sorted(declared)})")
+    names = list(declared[figure].inputs)
+
+    def measure(r, files: list[Path]) -> str:
+        if not files or not all(f.is_file() for f in files):
+            return ""
+        frames = {name: read_table(f) for name, f in zip(names, files)}
+        try:
+            return str(r.measure(frames))
+        except Exception as exc:  # a table without the column it reads: name the declaration and the files
+            raise RuntimeError(f"{the.reported}: measuring “{r.quantity}” of figure {figure} on "
+                               f"{[str(f) for f in files]} failed: {exc!r}") from exc
+
+    ours = [Path(t) for t in tables]
+    theirs = [Path(folder, "tables", t.name) for t in ours] if folder else []
+    return [{"quantity": r.quantity, "paper": r.paper, "where": r.where, "reference": measure(r, theirs),
+             "this_run": measure(r, ours)} for r in reported if r.figure == figure]
+
+
+def paper_numbers(papers: Mapping[str, Mapping[str, Any]], references: Mapping[str, Mapping[str, Any]] | None = None
+                  ) -> dict[str, dict[str, list[dict[str, str]]]]:
+    """Per paper and figure, :func:`paper_beside_us` on this run's tables and on the paper's reference (the folder
+    its ``about`` file names, as ``references[key]["about"]``); figures the paper reports nothing about left out."""
+    out: dict[str, dict[str, list[dict[str, str]]]] = {}
+    for key, meta in papers.items():
+        ref = (references or {}).get(key)
+        folder = json.loads(Path(ref["about"]).read_text()).get("folder", "") if ref else ""
+        rows = {f["id"]: paper_beside_us(key, f["id"], f["tables"], folder) for f in meta["figures"]}
+        out[key] = {fid: r for fid, r in rows.items() if r}
+    return out
 
 
 def _fmt(x: Any) -> str:
@@ -562,7 +613,8 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
                   findings: Mapping[str, Sequence[Finding]] | None = None,
                   references: Mapping[str, Mapping[str, Any]] | None = None,
                   reference_found: Mapping[str, Sequence[Finding]] | None = None,
-                  notebooks: Mapping[str, Mapping[str, str]] | None = None) -> None:
+                  notebooks: Mapping[str, Mapping[str, str]] | None = None,
+                  reported: Mapping[str, Mapping[str, Sequence[Mapping[str, str]]]] | None = None) -> None:
     """Render ``template`` (the report) and the other :data:`PAGES` beside it for ``papers`` (key →
     :meth:`privopt.pipeline.protocol.Paper.metadata`) with their config sections ``settings``, the provenance
     record of each data set read (``data``: name → record of :mod:`privopt.pipeline.datasets`; empty or None
@@ -570,7 +622,8 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     ``findings`` on this run's tables (see :func:`compute_findings`) and on its reference's
     (``reference_found``: :func:`reference_findings`), each paper's reference results ``references`` (key →
     ``{"claims": csv, "about": json, "figures": {figure id: png}, "figure_labels": {figure id: words}}``, for
-    the papers that have one) and each figure's rendered notebook (``notebooks``: key → {figure id: html}).
+    the papers that have one), each figure's rendered notebook (``notebooks``: key → {figure id: html}) and what
+    each paper reports beside our values (``reported``: key → {figure id: rows of :func:`paper_beside_us`}).
     Writes ``output`` (the report) and the other pages into its folder, each atomically."""
     template = Path(template)
     findings = findings or {}
@@ -579,7 +632,7 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
     notebooks = notebooks or {}
     base = Path(output).parent
     context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale,
-                              reference_found.get(key), notebooks.get(key))
+                              reference_found.get(key), notebooks.get(key), (reported or {}).get(key))
                for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,

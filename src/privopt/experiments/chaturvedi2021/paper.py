@@ -83,6 +83,7 @@ PAPER = Paper(
     summary=("Figs 1–2, Uber pickups; beyond the paper, Fig. 1–2e (DPG and PCG with ε0 from exact composition at "
              "the paper's (ε, δ))"),
     styles="privopt.experiments.chaturvedi2021.styles:STYLES",
+    reported="privopt.experiments.chaturvedi2021.paper_numbers:REPORTED",
     instances=(
         Instance("fig1", build="privopt.experiments.chaturvedi2021.instances:build",
                  outputs=("pool.parquet", "instance.json"), datasets=("uber",)),

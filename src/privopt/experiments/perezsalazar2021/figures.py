@@ -28,9 +28,10 @@ F1_ROWS = [("sum_r", "sum_r_sem", False, r"$E[\Sigma_i r_i]$  (dashed: $\min(B_{
 
 def _horizon_panels(cols, rows) -> tuple[Figure, list]:
     """The 3 × 2 grid of F1 and F5: a column per instance (``cols``: (name, table)), a row per quantity
-    (``rows``: (y scale, y label)), lettered a–f, log horizon.  Returns the figure and, for every panel whose
-    table has rows, (axes, row index, table); a panel of an empty table says there is no data."""
-    fig, axes = plt.subplots(len(rows), len(cols), figsize=(10, 11), layout="constrained", sharex=True)
+    (``rows``: (y scale, y label)), lettered a–f, log horizon, shared down each column only (each instance's
+    horizons end where its data do: UBER-PICK's near 10⁵, SYN-CLICK's at 10⁶).  Returns the figure and, for every
+    panel whose table has rows, (axes, row index, table); a panel of an empty table says there is no data."""
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(10, 11), layout="constrained", sharex="col")
     panels = []
     for c, (name, s) in enumerate(cols):
         for r, (yscale, ylabel) in enumerate(rows):
@@ -121,7 +122,10 @@ def f2(fi: pd.DataFrame, uber: pd.DataFrame, be: pd.DataFrame, breakeven_eps, de
                for k in sorted(set(pts["k"]))] + [Line2D([], [], ls="none", marker="x", color="0.3", label="k = 3 (UBER-PICK)")]
     handles += [Line2D([], [], ls="none", marker="o", color=pp.eps_colour(e), label=pp.eps_label(e)) for e in all_eps]
     pp.figure_legend(fig, handles + [pp.hollow_handle()], ncol=7)
-    fig.suptitle(rf"F2 — collapse of FI-DP's regret onto u (Theorem 6), $\delta$ = {float(delta):g}. "
+    runs = pd.concat([pts["N"], upts["N"]]).astype(int) if len(pts) or len(upts) else pd.Series([], dtype=int)
+    each = "" if runs.empty else (f"each marker the mean of {runs.min()} runs. " if runs.min() == runs.max()
+                                  else f"each marker the mean of {runs.min()}–{runs.max()} runs. ")
+    fig.suptitle(rf"F2 — collapse of FI-DP's regret onto u (Theorem 6), $\delta$ = {float(delta):g}; {each}"
                  "Illustration of the paper's theorems, not a figure of the paper.")
     return fig
 
@@ -224,20 +228,27 @@ def uber_map(ax, mp: pd.DataFrame) -> None:
     pp.legend_below(ax, ncol=1, bbox_to_anchor=(0.5, -0.1))
 
 
+#: F4 (c)'s privacy units, in colours (and line styles) the ε scale of :func:`privopt.plotting.eps_colour` does
+#: not use, since (a) colours its curves by ε: the pickup black, the time windows pink then brown
+UNIT_COLOURS = {"pick": ("black", "-"), "window": [("#e377c2", "--"), ("#8c564b", "-.")]}
+
+
 def privacy_unit(ax, phi: pd.DataFrame) -> None:
     """F4 (c): φ against ε per privacy unit (pickups, time windows), with ε_1/2 marked."""
     if not len(phi):
         pp.nodata(ax)
         return
     units = sorted(phi["unit"].astype(str).unique(), key=lambda u: (u == "pick", int(u) if u.isdigit() else 0))
-    for j, u in enumerate(units):
+    windows = iter(UNIT_COLOURS["window"])
+    for u in units:
         p = phi[phi["unit"].astype(str) == u]
         label = f"per pickup (T = {int(p['T'].iloc[0]):,})" if u == "pick" else f"per {u}-min window (T = {int(p['T'].iloc[0]):,})"
-        pp.curve(ax, p, "eps", "phi", colour=f"C{j}", algo="FI-DP", label=label, err="phi_sem", certified="certified")
+        colour, ls = UNIT_COLOURS["pick"] if u == "pick" else next(windows, ("0.5", ":"))
+        pp.curve(ax, p, "eps", "phi", colour=colour, ls=ls, algo="FI-DP", label=label, err="phi_sem", certified="certified")
         e_half = float(p["eps_half"].iloc[0])
         if np.isfinite(e_half):
-            ax.axvline(e_half, color=f"C{j}", ls=":", lw=1)
-            ax.text(e_half, 0.52, rf" $\varepsilon_{{1/2}}$ = {e_half:.3g}", color=f"C{j}", fontsize=8, rotation=90, va="bottom")
+            ax.axvline(e_half, color=colour, ls=":", lw=1)
+            ax.text(e_half, 0.52, rf" $\varepsilon_{{1/2}}$ = {e_half:.3g}", color=colour, fontsize=8, rotation=90, va="bottom")
     ax.axhline(0.5, color="0.5", lw=0.8)
     ax.axhline(0.0, color="0.3", lw=0.8)
     ax.set(xscale="log", xlabel=r"$\varepsilon$", ylabel=r"$\varphi$ = (ALG − UNIF) / (OFF-GREEDY − UNIF)",

@@ -93,6 +93,7 @@ PAPER = Paper(
     short="Shariff & Sheffet 2018",
     summary="Figs 1–5, simulated instances; beyond the paper, Fig. 4c (the Gaussian variant with each continual counter) and Fig. 4e (its node σ calibrated exactly to the paper's (ε, δ))",
     styles="privopt.experiments.shariff2018.styles:STYLES",
+    reported="privopt.experiments.shariff2018.paper_numbers:REPORTED",
     scale_label=scale_label,
     # Decisions and regrets are bit for bit the same with numba compiled for a generic x86-64 and OpenBLAS's
     # Prescott kernels; two diagnostics go through LAPACK/BLAS and move by a few units in the last place there

@@ -13,7 +13,8 @@ STYLES = {
     "gaussian": algo("C1", "s", "-", "Gaussian"),
     "wishart": algo("C2", "^", "-", "Wishart"),
     "wishart_unshifted": algo("C4", "D", "-", "WishartUnshifted"),
-    "path": algo("C5", "P", "-", "path tree (the paper's)"),
+    # Fig. 4c's baseline, the paper's path tree, is Fig. 4's Gaussian variant: Gaussian's orange in both figures
+    "path": algo("C1", "P", "-", "path tree (the paper's)"),
     # the Gaussian variant with its node σ calibrated exactly to the paper's (ε, δ) (Fig. 4e)
     "gaussian_exact": algo("C9", "v", "--", "Gaussian, σ calibrated exactly"),
     "gaussian_exact_counter": algo("C3", "X", "--", "Gaussian, σ calibrated exactly + best counter"),

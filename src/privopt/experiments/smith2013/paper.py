@@ -193,9 +193,9 @@ PAPER = Paper(
                         'error of the released prefix sum of every continual counter of privopt.mechanisms.counting at '
                         'the same (T, p, Δ, ε) (pure ε, ℓ2-Laplace seeds: tree, Honaker, smooth binary) or (ε, δ) '
                         '(Gaussian seeds: also the square-root factorisation, full and banded), over '
-                        '{{ snakemake.config["smith2013"]["st0c"]["draws"] }} independent draws.  (a) measured RMS '
-                        'error at each t (octave means, dots) against the exact √Var N_i(t) (lines); the band is the '
-                        'range of the per-t measured RMS within the octave.  (b) each counter\'s variance averaged over t, '
+                        '{{ snakemake.config["smith2013"]["st0c"]["draws"] }} independent draws.  (a) pure ε and (b) (ε, δ): '
+                        'measured RMS error at each t (octave means, dots) against the exact √Var N_i(t) (lines); the band '
+                        'is the range of the per-t measured RMS within the octave.  (c) each counter\'s variance averaged over t, '
                         'as a ratio to the tree\'s: measured (95 % interval over the draws) and formula.  Claims ST0c.a–b.'),
                inputs={"table": "st0c", "ratio": "st0c_ratio"}),
         Figure("st1", title="ST-1 (new) — PFTAL regret versus T on the Uber disk",
