@@ -184,6 +184,11 @@ def test_accounting_table():
     assert (composed["noise_ratio"] >= 1).all()
     fi = t[t["paper"] == "perezsalazar2021"]
     assert (fi["exact_eps"] < fi["claimed_eps"]).all()
+    # PCG: the paper's step-free ε0 beside the generic composition of Fig. 1's T·r = 50 steps (0.0082 as ε0-DP
+    # steps, 0.0162 as bounded-range ones: the paper's split rule 0.0101 lies between)
+    pcg = t[t["mechanism"] == "PCG, per-step ε0 rule 'split'"].iloc[0]
+    assert pcg["exact_value_dp"] == pytest.approx(ea.pure_dp_eps0(0.1, 1e-3, 50), rel=1e-12)
+    assert pcg["exact_value_dp"] < pcg["paper_value"] < pcg["exact_value"] == pytest.approx(ea.br_eps0(0.1, 1e-3, 50))
     unmeasured = t[t["exact_value"].isna()]
     assert (unmeasured["note"].str.len() > 20).all()  # every row without an exact value says why
 
