@@ -122,3 +122,50 @@ def nothing_reproduced_on_nothing(module, settings) -> None:
     rows = module.evaluate({}, settings)
     assert [r.claim for r in rows] == module.CLAIMS.ids
     assert {r.verdict for r in rows} == {NE}
+
+
+# ----------------------------------------------------------------------------- the privacy-check claims P1.a–b
+
+
+#: a privacy table's results (rows: correct audit, planted audit, correct guard, planted guard) that fail each claim
+PRIV_BAD = {"P1.a": ["VIOLATION", "caught", "pass", "caught"], "P1.b": ["pass", "missed", "pass", "caught"]}
+
+
+def privacy_cases(tables: Callable, audit: str) -> list[Case]:
+    """Every outcome of the privacy-check claims P1.a (correct configurations pass) and P1.b (planted bugs
+    caught, a subtle one also by its exact ε above the claim), shared by the papers whose claims read a privacy
+    table of the shared layout (audit, variant, result, eps_lb, exact_eps, claimed_eps, event); ``tables(*edits,
+    drop=...)`` builds the paper's synthetic tables, whose first privacy row is audit ``audit``."""
+    import math
+
+    import pandas as pd
+
+    def results(cid):
+        return lambda t: t["privacy"].__setitem__("result", PRIV_BAD[cid])
+
+    def only(variant):
+        return lambda t: t.__setitem__("privacy", t["privacy"][t["privacy"]["variant"] == variant])
+
+    def subtle(result, exact):
+        """A subtle bug's row (noise a little too small) added: its audit's result, its exact ε."""
+        row = {"audit": audit, "variant": "subtle", "eps_lb": 0.8, "exact_eps": exact, "claimed_eps": 1.0,
+               "result": result, "event": ""}
+        return lambda t: t.__setitem__("privacy", pd.concat([t["privacy"], pd.DataFrame([row])], ignore_index=True))
+
+    cases = []
+    for cid, variant, other in (("P1.a", "correct", "planted"), ("P1.b", "planted", "correct")):
+        cases += [
+            Case(cid, R, tables()),
+            Case(cid, NR, tables(results(cid)), measured=f"{audit}:"),
+            # only the other variant's rows: nothing of this claim was checked (was: reproduced on no row)
+            Case(cid, NE, tables(only(other)), f"no-{variant}", measured=f"no {variant} configuration"),
+            Case(cid, NE, tables(drop=("privacy",)), "missing", measured="no data: privacy"),
+        ]
+    # a subtle bug counts as detected when its audit catches it or its exact ε is above the claim (a black-box
+    # audit of tractable size may be too loose for it); missed with an exact ε within the claim, it is not
+    return cases + [
+        Case("P1.b", R, tables(subtle("caught", 1.3)), "subtle-caught"),
+        Case("P1.b", R, tables(subtle("missed", 1.3)), "subtle-exact", measured="exact ε 1.300 > 1.000"),
+        Case("P1.b", NR, tables(subtle("missed", 0.9)), "subtle-missed", measured="subtle:"),
+        Case("P1.b", NR, tables(subtle("missed", math.nan)), "subtle-no-exact", measured="subtle:"),
+    ]

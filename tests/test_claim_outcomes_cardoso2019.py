@@ -14,10 +14,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from claim_cases import (NE, NR, R, Case, check, every_outcome, inconclusive_rows_say_what_would_decide_them,
+from claim_cases import (NE, NR, R, Case, check, every_outcome, privacy_cases, inconclusive_rows_say_what_would_decide_them,
                          nothing_reproduced_on_nothing)
 from privopt.experiments.cardoso2019 import claims as rc
 from test_cardoso2019 import BREAKS, _claim_tables, _sem_follows_mean, _set
@@ -87,27 +86,6 @@ def _rc1c_cases(cid, counter):
     ]
 
 
-_PRIV_BAD = {"P1.a": ["VIOLATION", "caught", "pass", "caught"], "P1.b": ["pass", "missed", "pass", "caught"]}
-
-
-def _subtle(result, exact):
-    """A subtle bug's row (noise a little too small) added to the privacy table: its audit's result, its exact ε."""
-    row = {"audit": "audit", "variant": "subtle", "eps_lb": 0.8, "exact_eps": exact, "claimed_eps": 1.0,
-           "result": result, "event": ""}
-    return lambda t: t.__setitem__("privacy", pd.concat([t["privacy"], pd.DataFrame([row])], ignore_index=True))
-
-
-def _privacy_cases(cid, variant):
-    other = "planted" if variant == "correct" else "correct"
-    return [
-        Case(cid, R, tables()),
-        Case(cid, NR, tables(_set("privacy", "result", lambda f: _PRIV_BAD[cid])), measured="audit:"),
-        # only the other variant's rows: nothing of this claim was checked (was: reproduced on no row)
-        Case(cid, NE, tables(_keep("privacy", lambda f: f["variant"] == other)), f"no-{variant}",
-             measured=f"no {variant} configuration"),
-        Case(cid, NE, tables(drop=("privacy",)), "missing", measured="no data: privacy"),
-    ]
-
 
 REALISED, LP = "realised vs expected", "LP = enumeration"
 _U2_BIAS = _set("rc1a_runs", "regret_realised", lambda d: d["regret_expected"] + 5 + 0.1 * d["seed"])
@@ -167,14 +145,7 @@ RC_CASES = [
          measured="no run with n ≤ 16"),
     Case("U2.a", NE, tables(drop=("rc1a_runs",)), "missing"),
     # --- P1.a–b: the privacy checks pass on the correct configurations and catch the planted bugs (exact)
-    *_privacy_cases("P1.a", "correct"),
-    *_privacy_cases("P1.b", "planted"),
-    # a subtle bug counts as detected when its audit catches it or its exact ε is above the claim (a black-box
-    # audit of tractable size may be too loose for it); missed with an exact ε within the claim, it is not
-    Case("P1.b", R, tables(_subtle("caught", 1.3)), "subtle-caught"),
-    Case("P1.b", R, tables(_subtle("missed", 1.3)), "subtle-exact", measured="exact ε 1.300 > 1.000"),
-    Case("P1.b", NR, tables(_subtle("missed", 0.9)), "subtle-missed", measured="subtle:"),
-    Case("P1.b", NR, tables(_subtle("missed", math.nan)), "subtle-no-exact", measured="subtle:"),
+    *privacy_cases(tables, "audit"),
 ]
 
 
