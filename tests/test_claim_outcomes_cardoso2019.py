@@ -16,8 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from claim_cases import (NE, NR, R, Case, check, every_outcome, privacy_cases, inconclusive_rows_say_what_would_decide_them,
-                         nothing_reproduced_on_nothing)
+from claim_cases import (NE, NR, R, Case, check, every_outcome, inconclusive_rows_say_what_would_decide_them,
+                         nothing_reproduced_on_nothing, privacy_cases)
 from privopt.experiments.cardoso2019 import claims as rc
 from test_cardoso2019 import BREAKS, _claim_tables, _sem_follows_mean, _set
 

@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pytest
 
-from claim_cases import (NE, NR, R, Case, check, every_outcome, privacy_cases, inconclusive_rows_say_what_would_decide_them,
-                         nothing_reproduced_on_nothing)
+from claim_cases import (NE, NR, R, Case, check, every_outcome, inconclusive_rows_say_what_would_decide_them,
+                         nothing_reproduced_on_nothing, privacy_cases)
 from privopt.experiments.smith2013 import claims as st
 from test_smith2013 import BREAKS, SETTINGS, _sem_follows_mean, good_tables
 
