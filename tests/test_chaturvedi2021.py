@@ -16,6 +16,7 @@ from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.pipeline.protocol import ConfigError
 from privopt.mechanisms import accounting
 from workflow_runs import assert_config_refused, needs_subset
+from chaturvedi_fixtures import uber_pools
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
 
@@ -28,14 +29,7 @@ FIG1 = {**COMMON, "m": 100, "n_copies": 80, **PAPER_FIG1}  # what a Figure 1 run
 FIG2 = {**COMMON, **PAPER_FIG2}
 
 
-@pytest.fixture(scope="module")
-def pools():
-    if not SUBSET.exists():
-        pytest.skip(f"shared data subset not found at {SUBSET}")
-    from privopt.data.uber import read_pickups
-
-    pickups = read_pickups(SUBSET)
-    return {fig: instances.in_box(pickups, fig)[["lat", "lon"]].to_numpy() for fig in ("fig1", "fig2")}
+pools = pytest.fixture(scope="module", name="pools")(uber_pools)
 
 
 def test_delta_and_eps0_follow_the_paper():

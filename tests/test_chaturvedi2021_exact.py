@@ -15,6 +15,7 @@ import pytest
 from privopt.experiments.chaturvedi2021 import cost, exact, instances, paper, runs
 from privopt.mechanisms import exact_accounting as ea
 from privopt.pipeline.protocol import ConfigError
+from chaturvedi_fixtures import uber_pools
 
 SUBSET = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz"
 COMMON = {"eps": 0.1, "delta_exponent": 1.5, "delta": None, "runs_per_dataset": 1}
@@ -65,14 +66,7 @@ def test_exact_eps0_orders_and_the_papers_own_values():
         exact.exact_eps0(0.1, 1e-3, 10, "advanced")
 
 
-@pytest.fixture(scope="module")
-def pools():
-    if not SUBSET.exists():
-        pytest.skip(f"shared data subset not found at {SUBSET}")
-    from privopt.data.uber import read_pickups
-
-    pickups = read_pickups(SUBSET)
-    return {fig: instances.in_box(pickups, fig)[["lat", "lon"]].to_numpy() for fig in ("fig1", "fig2")}
+pools = pytest.fixture(scope="module", name="pools")(uber_pools)
 
 
 def _block(pools, figure, point, settings, seeds):
