@@ -50,10 +50,8 @@ import numpy as np
 from privopt.bandits.kernels import (
     TIE_RTOL,
     _audit_dump,
-    _b_matrix,
-    _embed,
+    _pd_fallback,
     _record_start,
-    _release_and_factor,
     _tree_advance,
     decision_set_start,
     draw_arm_t,
@@ -84,9 +82,10 @@ def _counter_release(code, sigma, npk, n, params, ibuf, buf, state, gbuf, t, d, 
 
 
 @numba.njit(cache=True, inline="always")
-def _score_arms(B, y, beta, Tb, Sb, Gb, K, d, ucb):
-    """ucb[j] = ⟨y, w_j⟩ + β‖w_j‖ with w_j = T_j·B[:,0] + sc_j·B[:,1:]g_j, in the exact operation order of
-    :func:`privopt.bandits.kernels.episode_kernel` (module docstring); one straight-line body per arm."""
+def _score_arms(B, y, v, beta, Tb, Sb, Gb, K, d, ucb):
+    """ucb[j] = ⟨y, w_j⟩ + β‖w_j‖ with w_j = T_j·B[:,0] + sc_j·B[:,1:]g_j for lane v of B and y, in the exact
+    operation order of :func:`privopt.bandits.kernels.episode_kernel` (module docstring); one straight-line
+    body per arm."""
     for j in range(K):
         tj = Tb[j]
         scj = Sb[j]
@@ -95,9 +94,9 @@ def _score_arms(B, y, beta, Tb, Sb, Gb, K, d, ucb):
         for i in range(d):
             s = 0.0
             for k in range(1, d):
-                s += B[i, k] * Gb[k, j]
-            wi = tj * B[i, 0] + scj * s
-            mj += y[i] * wi
+                s += B[i, k, v] * Gb[k, j]
+            wi = tj * B[i, 0, v] + scj * s
+            mj += y[i, v] * wi
             qj += wi * wi
         ucb[j] = mj + beta * math.sqrt(qj)
 
@@ -158,8 +157,103 @@ def _first_max(ucb, K):
     return _first_max_running(ucb, K)
 
 
+@numba.njit(cache=True, inline="always")
+def _release_lanes(G, u, Nsum, vgroup, vnoise, vshift, nv, d, V, ut):
+    """V_t = G + N[:d,:d] + shift·I and ũ_t = u + N[:d,d] of every variant (lanes v, the last axis), each
+    entry by the expression of :func:`privopt.bandits.kernels._release_and_factor`."""
+    pd_ = d * (d + 1) // 2
+    for i in range(d):
+        base = i * (i + 1) // 2
+        for j in range(i + 1):
+            for v in range(nv):
+                g = G[i, j, v]
+                V[i, j, v] = g + Nsum[vgroup[v], base + j] if vnoise[v] else g
+        for v in range(nv):
+            w = u[i, v]
+            ut[i, v] = w + Nsum[vgroup[v], pd_ + i] if vnoise[v] else w
+        for v in range(nv):
+            V[i, i, v] += vshift[v]
+
+
+@numba.njit(cache=True, inline="always")
+def _cholesky_lanes(V, C, invd, nv, d, ok):
+    """:func:`privopt.bandits.kernels._cholesky` of every lane at once (the same operations per lane, the lanes
+    interleaved); ok[v] = 0 where a pivot is bad (that lane's C is then junk: the caller refactors it)."""
+    for v in range(nv):
+        ok[v] = 1
+    for j in range(d):
+        for v in range(nv):
+            s = V[j, j, v]
+            for k in range(j):
+                s -= C[j, k, v] * C[j, k, v]
+            good = s > 0.0 and math.isfinite(s)
+            ok[v] = ok[v] & good
+            cjj = math.sqrt(s) if good else 1.0
+            C[j, j, v] = cjj
+            invd[j, v] = 1.0 / cjj
+        for i in range(j + 1, d):
+            for v in range(nv):
+                s2 = V[i, j, v]
+                for k in range(j):
+                    s2 -= C[i, k, v] * C[j, k, v]
+                C[i, j, v] = s2 * invd[j, v]
+
+
+@numba.njit(cache=True, inline="always")
+def _solve_lanes(C, invd, ut, nv, d, yv):
+    """y = C⁻¹ũ of every lane (forward substitution in the order of ``_release_and_factor``)."""
+    for i in range(d):
+        for v in range(nv):
+            s = ut[i, v]
+            for k in range(i):
+                s -= C[i, k, v] * yv[k, v]
+            yv[i, v] = s * invd[i, v]
+
+
+@numba.njit(cache=True, inline="always")
+def _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B):
+    """:func:`privopt.bandits.kernels._b_matrix` (B = C⁻¹Q) of every lane, the same operations per lane."""
+    for j in range(d):
+        for v in range(nv):
+            Ci[j, j, v] = invd[j, v]
+        for i in range(j + 1, d):
+            for v in range(nv):
+                s = 0.0
+                for k in range(j, i):
+                    s -= C[i, k, v] * Ci[k, j, v]
+                Ci[i, j, v] = s * invd[i, v]
+    for i in range(d):
+        for v in range(nv):
+            s = 0.0
+            for k in range(i + 1):
+                s += Ci[i, k, v] * hv[k]
+            cv[i, v] = hc * s
+    for i in range(d):
+        for k in range(d):
+            for v in range(nv):
+                cik = Ci[i, k, v] if k <= i else 0.0
+                B[i, k, v] = hs * (cik - cv[i, v] * hv[k])
+
+
+@numba.njit(cache=True, inline="always")
+def _embed_lanes(mu, sc, x, hv, hc, hs, nv, d):
+    """x[:, v] = Q x'_v with x'_v = (mu_v, sc_v·g_v) and g_v in x[1:, v] on entry: the operations of
+    :func:`privopt.bandits.kernels._embed` lane by lane."""
+    for v in range(nv):
+        t = mu[v]
+        x[0, v] = t
+        proj = hv[0] * t
+        for i in range(1, d):
+            xi = sc[v] * x[i, v]
+            x[i, v] = xi
+            proj += hv[i] * xi
+        proj *= hc
+        for i in range(d):
+            x[i, v] = hs * (x[i, v] - proj * hv[i])
+
+
 @numba.njit(cache=True)
-def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
+def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
                     vgroup, gmech, gm, gdf, gscale, gsigma, gcounter, gcn, gparams, gibuf, gbuf, ggbuf,
                     vshift, vkappa, vxi, vsigma, n_rounds, rec_t, rec_out, audit_t, audit_out, trace):
     """Run the variants v = 0..nv−1 of one seed together (module docstring).
@@ -183,30 +277,37 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     Returns int64 arrays (pd_failures[nv], n_optimal[nv], node_draws[nv]).
     """
     d = len(dim_tag)
-    nv = vgroup.shape[0]
+    nv = len(lane_tag)
     ng = gmech.shape[0]
     npk = (d + 1) * (d + 2) // 2 - 1
     mmax = 1
     for gi in range(ng):
         if gm[gi] > mmax:
             mmax = gm[gi]
-    # ---- per-variant state: the statistics G, u; this round's choice ----
-    G = np.zeros((nv, d, d))
-    u = np.zeros((nv, d))
+    # ---- per-variant state, variants along the last (contiguous) axis: the statistics G, u; this round's choice ----
+    G = np.zeros((d, d, nv))
+    u = np.zeros((d, nv))
     best = np.zeros(nv, dtype=np.int64)
-    # ---- scratch of the per-variant step (copies, not views: no reference counting in the loop) ----
-    Gs = np.zeros((d, d))
-    us = np.zeros(d)
-    Ns = np.zeros(npk)
-    V = np.zeros((d, d))
-    C = np.zeros((d, d))
-    Ci = np.zeros((d, d))
-    Bs = np.zeros((d, d))
-    invd = np.zeros(d)
-    ut = np.zeros(d)
-    ys = np.zeros(d)
-    cv = np.zeros(d)
-    x = np.zeros(d)
+    vnoise = np.zeros(nv, dtype=np.bool_)
+    for v in range(nv):
+        vnoise[v] = gmech[vgroup[v]] != 0
+    # ---- the per-variant step, all lanes together (released V, ũ; Cholesky; y; B = C⁻¹Q) ----
+    V = np.zeros((d, d, nv))
+    ut = np.zeros((d, nv))
+    C = np.zeros((d, d, nv))
+    invd = np.zeros((d, nv))
+    ys = np.zeros((d, nv))
+    Ci = np.zeros((d, d, nv))
+    cv = np.zeros((d, nv))
+    B = np.zeros((d, d, nv))
+    ok = np.zeros(nv, dtype=np.int64)
+    ld = np.zeros(nv)
+    # ---- one lane at a time: the PD fallback and the audit rows (rare) ----
+    Vs = np.zeros((d, d))
+    Cs = np.zeros((d, d))
+    invds = np.zeros(d)
+    yss = np.zeros(d)
+    x = np.zeros((d, nv))
     # ---- per-group tree noise ----
     eta = np.zeros((ng, mmax, npk))
     Nsum = np.zeros((ng, npk))
@@ -214,12 +315,14 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
     nodebuf = np.zeros((ng, npk))
     gdraws = np.zeros(ng, dtype=np.int64)
     # ---- the decision set of the round (arms along the contiguous axis) ----
-    g = np.zeros(d)
     Tb = np.zeros(K)
     Sb = np.zeros(K)
     Gb = np.zeros((d, K))
     flat = np.zeros(K * (d - 1))  # the round's K(d − 1) normals, slot order (one vectorised pass)
     ucbv = np.zeros(K)
+    mu = np.zeros(nv)
+    sc = np.zeros(nv)
+    yr = np.zeros(nv)
     pd_fail = np.zeros(nv, dtype=np.int64)
     n_opt = np.zeros(nv, dtype=np.int64)
     draws = np.zeros(nv, dtype=np.int64)
@@ -258,30 +361,51 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                 ss += z * z
             Tb[j] = tj
             Sb[j] = math.sqrt((1.0 - tj * tj) / ss)
-        # ---- per variant: released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t; B = C⁻¹Q (audit rows here);
-        #      the UCB of every arm, then the running argmax ----
-        audit_now = ai < n_aud and audit_t[ai] == t
+        # ---- every variant: released V_t, ũ_t; Cholesky (the PD fallback lane by lane); log det V_t; y = C⁻¹ũ;
+        #      β_t; B = C⁻¹Q ----
+        _release_lanes(G, u, Nsum, vgroup, vnoise, vshift, nv, d, V, ut)
+        _cholesky_lanes(V, C, invd, nv, d, ok)
         for v in range(nv):
-            gi = vgroup[v]
-            mech = gmech[gi]
+            if ok[v] == 0:
+                for i in range(d):
+                    for j in range(i + 1):
+                        Vs[i, j] = V[i, j, v]
+                _pd_fallback(Vs, Cs, invds, d)
+                for i in range(d):
+                    invd[i, v] = invds[i]
+                    for j in range(i + 1):
+                        V[i, j, v] = Vs[i, j]
+                        C[i, j, v] = Cs[i, j]
+                pd_fail[v] += 1
+        for v in range(nv):  # log det V = 2 Σ log C_ii (products of ≤ 8 factors between logs)
+            logdet = 0.0
+            prod = 1.0
             for i in range(d):
-                for j in range(i + 1):
-                    Gs[i, j] = G[v, i, j]
-                us[i] = u[v, i]
-            if mech != 0:
-                for p in range(npk):
-                    Ns[p] = Nsum[gi, p]
-            ld, failed = _release_and_factor(Gs, us, Ns, mech, vshift[v], d, V, C, invd, ut, ys)
-            pd_fail[v] += failed
-            arg = vkappa[v] + ld
+                prod *= C[i, i, v]
+                if (i & 7) == 7:
+                    logdet += math.log(prod)
+                    prod = 1.0
+            ld[v] = 2.0 * (logdet + math.log(prod))
+        _solve_lanes(C, invd, ut, nv, d, ys)
+        _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B)
+        audit_now = ai < n_aud and audit_t[ai] == t
+        # ---- per variant: β_t (audit rows here); the UCB of every arm, then the running argmax ----
+        for v in range(nv):
+            arg = vkappa[v] + ld[v]
             bt = vsigma[v] * math.sqrt(arg if arg > 0.0 else 0.0) + vxi[v]
-            _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, Bs)
             if audit_now:
+                for i in range(d):
+                    yss[i] = ys[i, v]
+                    invds[i] = invd[i, v]
+                    for j in range(i + 1):
+                        Vs[i, j] = V[i, j, v]
+                        Cs[i, j] = C[i, j, v]
                 a2 = ai
                 while a2 < n_aud and audit_t[a2] == t:
-                    _audit_dump(a2, t, d, mech, Ns, vshift[v], V, C, invd, ys, bt, ld, audit_out[v])
+                    _audit_dump(a2, t, d, gmech[vgroup[v]], Nsum[vgroup[v]], vshift[v], Vs, Cs, invds, yss, bt, ld[v],
+                                audit_out[v])
                     a2 += 1
-            _score_arms(Bs, ys, bt, Tb, Sb, Gb, K, d, ucbv)
+            _score_arms(B, ys, v, bt, Tb, Sb, Gb, K, d, ucbv)
             bj = _first_max(ucbv, K)
             best[v] = bj
             if bj == jo:
@@ -290,27 +414,31 @@ def lockstep_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs,
                 trace[v, t - 1] = bj
         while ai < n_aud and audit_t[ai] == t:
             ai += 1
-        # ---- the reward coin, drawn once; per variant: reward, statistics, regret ----
+        # ---- the reward coin, drawn once; every variant: chosen arm x = Q x', reward, statistics, regret ----
         if reward_gauss:
             z, est = rng_normal_t(est)
         else:
             z, est = rng_uniform_t(est)
         for v in range(nv):
             bj = best[v]
-            mu = Tb[bj]
+            mu[v] = Tb[bj]
+            sc[v] = Sb[bj]
             for k in range(1, d):
-                g[k] = Gb[k, bj]
-            _embed(mu, Sb[bj], g, hv, hc, hs, d, x)
+                x[k, v] = Gb[k, bj]
+        _embed_lanes(mu, sc, x, hv, hc, hs, nv, d)
+        for v in range(nv):
             if reward_gauss:
-                y = mu + z
+                yr[v] = mu[v] + z
             else:
-                y = 1.0 if z < 0.5 * (1.0 + mu) else -1.0
-            for i in range(d):
-                xi_ = x[i]
-                for j in range(i + 1):
-                    G[v, i, j] += xi_ * x[j]
-                u[v, i] += y * xi_
-            cum[v] += opt_mean - mu
+                yr[v] = 1.0 if z < 0.5 * (1.0 + mu[v]) else -1.0
+        for i in range(d):
+            for j in range(i + 1):
+                for v in range(nv):
+                    G[i, j, v] += x[i, v] * x[j, v]
+            for v in range(nv):
+                u[i, v] += yr[v] * x[i, v]
+        for v in range(nv):
+            cum[v] += opt_mean - mu[v]
         while ri < n_rec and rec_t[ri] == t:
             for v in range(nv):
                 rec_out[v, ri] = cum[v]
