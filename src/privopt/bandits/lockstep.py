@@ -10,8 +10,8 @@ updates every variant.
 
 Exactness (relied upon by the pipeline and asserted by the tests): for every variant the kernel
 performs the same floating-point operations, in the same order, as
-:func:`privopt.bandits.kernels.episode_kernel` run on that variant alone — the same release, Cholesky,
-β_t and B = C⁻¹Q helpers; the arms drawn by the same sampler from the same environment stream; the UCB
+:func:`privopt.bandits.kernels.episode_kernel` run on that variant alone — those of its release, Cholesky,
+β_t and B = C⁻¹Q helpers (here lane by lane, see Lanes below); the arms drawn by the same sampler from the same environment stream; the UCB
 of arm j computed with the same expression (s = Σ_{k≥1} B[i,k]·g_k from 0.0 in increasing k,
 w_i = T·B[i,0] + sc·s, mean and ‖w‖² accumulated in increasing i, mean + β·sqrt(‖w‖²)); the same
 running argmax with ties (:data:`privopt.bandits.kernels.TIE_RTOL`) to the lowest index; the same
@@ -28,11 +28,19 @@ sums, unrolled since d is a compile-time constant) only writes that arm's UCB �
 sequential in i and k, independent across arms, so the compiler can run several arms in SIMD lanes
 (square roots included) without changing any result — and then takes the running argmax, by a
 branch-free maximum and count where no near-tie makes it ambiguous (:func:`_first_max`, same result).
-Each round draws the decision set first, then runs each variant's whole step (release, Cholesky, β_t,
-B = C⁻¹Q, scores, choice) on scratch arrays: the environment and noise streams are separate, so the
-order of their draws changes no number; the released statistics are copied into the scratch arrays
-rather than passed as views (no reference counting inside the round loop).  The tree step
-(:func:`privopt.bandits.kernels._tree_advance`) is inlined.
+Lanes (issue 36): the variants' statistics and the step before the scores (released V_t and ũ_t, Cholesky,
+log det, y = C⁻¹ũ, B = C⁻¹Q) and the update after the choice are held with the variants along the last axis
+and computed lane by lane in loops whose innermost loop runs over the lanes (each running sum in a per-lane
+accumulator, in the order of the one-variant helpers of :mod:`privopt.bandits.kernels`), so the variants'
+chains of dependent operations (square roots, divisions) overlap instead of following one another; the
+number of lanes is a compile-time constant (``lane_tag``, as ``dim_tag`` for d), so the lane loops have fixed
+trip counts.  A lane whose Cholesky meets a bad pivot is refactored alone by the PD fallback of
+:func:`privopt.bandits.kernels._pd_fallback`, and audit rows are written from one lane at a time, as before.
+Per Fig. 5 round (9 variants, d = 5) this took the lockstep round from 3.40 to 2.83 µs (CPU, one run of
+``benchmarks/bench_fig5_kernel.py``, which times the earlier kernel beside this one).  Each round draws the
+decision set first, then the step of every lane: the environment and noise streams are separate, so the
+order of their draws changes no number.  The tree step (:func:`privopt.bandits.kernels._tree_advance`) is
+inlined.
 
 A Gaussian noise group may take its release from a continual counter instead of the paper's path tree
 (issue 27, ``VariantParams.counter``): one call of
@@ -176,16 +184,21 @@ def _release_lanes(G, u, Nsum, vgroup, vnoise, vshift, nv, d, V, ut):
 
 
 @numba.njit(cache=True, inline="always")
-def _cholesky_lanes(V, C, invd, nv, d, ok):
-    """:func:`privopt.bandits.kernels._cholesky` of every lane at once (the same operations per lane, the lanes
-    interleaved); ok[v] = 0 where a pivot is bad (that lane's C is then junk: the caller refactors it)."""
+def _cholesky_lanes(V, C, invd, nv, d, ok, acc):
+    """:func:`privopt.bandits.kernels._cholesky` of every lane at once: each sum runs in ``acc`` (one entry per
+    lane) in the same order as there, the loop over lanes innermost; ok[v] = 0 where a pivot is bad (that
+    lane's C is then junk: the caller refactors it)."""
     for v in range(nv):
         ok[v] = 1
     for j in range(d):
         for v in range(nv):
-            s = V[j, j, v]
-            for k in range(j):
-                s -= C[j, k, v] * C[j, k, v]
+            acc[v] = V[j, j, v]
+        for k in range(j):
+            for v in range(nv):
+                c = C[j, k, v]
+                acc[v] -= c * c
+        for v in range(nv):
+            s = acc[v]
             good = s > 0.0 and math.isfinite(s)
             ok[v] = ok[v] & good
             cjj = math.sqrt(s) if good else 1.0
@@ -193,46 +206,60 @@ def _cholesky_lanes(V, C, invd, nv, d, ok):
             invd[j, v] = 1.0 / cjj
         for i in range(j + 1, d):
             for v in range(nv):
-                s2 = V[i, j, v]
-                for k in range(j):
-                    s2 -= C[i, k, v] * C[j, k, v]
-                C[i, j, v] = s2 * invd[j, v]
+                acc[v] = V[i, j, v]
+            for k in range(j):
+                for v in range(nv):
+                    acc[v] -= C[i, k, v] * C[j, k, v]
+            for v in range(nv):
+                C[i, j, v] = acc[v] * invd[j, v]
 
 
 @numba.njit(cache=True, inline="always")
-def _solve_lanes(C, invd, ut, nv, d, yv):
-    """y = C⁻¹ũ of every lane (forward substitution in the order of ``_release_and_factor``)."""
+def _solve_lanes(C, invd, ut, nv, d, yv, acc):
+    """y = C⁻¹ũ of every lane (forward substitution in the order of ``_release_and_factor``; sums in ``acc``)."""
     for i in range(d):
         for v in range(nv):
-            s = ut[i, v]
-            for k in range(i):
-                s -= C[i, k, v] * yv[k, v]
-            yv[i, v] = s * invd[i, v]
+            acc[v] = ut[i, v]
+        for k in range(i):
+            for v in range(nv):
+                acc[v] -= C[i, k, v] * yv[k, v]
+        for v in range(nv):
+            yv[i, v] = acc[v] * invd[i, v]
 
 
 @numba.njit(cache=True, inline="always")
-def _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B):
-    """:func:`privopt.bandits.kernels._b_matrix` (B = C⁻¹Q) of every lane, the same operations per lane."""
+def _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B, acc):
+    """:func:`privopt.bandits.kernels._b_matrix` (B = C⁻¹Q) of every lane, the same operations per lane (sums
+    in ``acc``, the loop over lanes innermost)."""
     for j in range(d):
         for v in range(nv):
             Ci[j, j, v] = invd[j, v]
         for i in range(j + 1, d):
             for v in range(nv):
-                s = 0.0
-                for k in range(j, i):
-                    s -= C[i, k, v] * Ci[k, j, v]
-                Ci[i, j, v] = s * invd[i, v]
+                acc[v] = 0.0
+            for k in range(j, i):
+                for v in range(nv):
+                    acc[v] -= C[i, k, v] * Ci[k, j, v]
+            for v in range(nv):
+                Ci[i, j, v] = acc[v] * invd[i, v]
     for i in range(d):
         for v in range(nv):
-            s = 0.0
-            for k in range(i + 1):
-                s += Ci[i, k, v] * hv[k]
-            cv[i, v] = hc * s
+            acc[v] = 0.0
+        for k in range(i + 1):
+            h = hv[k]
+            for v in range(nv):
+                acc[v] += Ci[i, k, v] * h
+        for v in range(nv):
+            cv[i, v] = hc * acc[v]
     for i in range(d):
         for k in range(d):
-            for v in range(nv):
-                cik = Ci[i, k, v] if k <= i else 0.0
-                B[i, k, v] = hs * (cik - cv[i, v] * hv[k])
+            h = hv[k]
+            if k <= i:
+                for v in range(nv):
+                    B[i, k, v] = hs * (Ci[i, k, v] - cv[i, v] * h)
+            else:
+                for v in range(nv):
+                    B[i, k, v] = hs * (0.0 - cv[i, v] * h)
 
 
 @numba.njit(cache=True, inline="always")
@@ -261,6 +288,8 @@ def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, h
     Parameters (as :func:`privopt.bandits.kernels.episode_kernel`, per variant or per noise group)
     ----------
     env : uint64[4] environment state (advanced in place; θ* already drawn by the caller).
+    lane_tag : tuple of nv zeros (:func:`privopt.bandits.kernels.dim_tag` of nv): the number of variants as a
+        compile-time constant (module docstring, Lanes).
     noise : uint64[ng, 4] noise states, one per noise group (advanced in place).
     vgroup : int64[nv] noise group of each variant.
     gmech, gm, gdf, gscale, gsigma : per group — mechanism code, tree levels, Wishart df, Wishart node
@@ -301,6 +330,7 @@ def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, h
     cv = np.zeros((d, nv))
     B = np.zeros((d, d, nv))
     ok = np.zeros(nv, dtype=np.int64)
+    acc = np.zeros(nv)  # the running sums of the lane step, one per lane
     ld = np.zeros(nv)
     # ---- one lane at a time: the PD fallback and the audit rows (rare) ----
     Vs = np.zeros((d, d))
@@ -364,7 +394,7 @@ def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, h
         # ---- every variant: released V_t, ũ_t; Cholesky (the PD fallback lane by lane); log det V_t; y = C⁻¹ũ;
         #      β_t; B = C⁻¹Q ----
         _release_lanes(G, u, Nsum, vgroup, vnoise, vshift, nv, d, V, ut)
-        _cholesky_lanes(V, C, invd, nv, d, ok)
+        _cholesky_lanes(V, C, invd, nv, d, ok, acc)
         for v in range(nv):
             if ok[v] == 0:
                 for i in range(d):
@@ -386,8 +416,8 @@ def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, h
                     logdet += math.log(prod)
                     prod = 1.0
             ld[v] = 2.0 * (logdet + math.log(prod))
-        _solve_lanes(C, invd, ut, nv, d, ys)
-        _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B)
+        _solve_lanes(C, invd, ut, nv, d, ys, acc)
+        _b_matrix_lanes(C, invd, hv, hc, hs, nv, d, Ci, cv, B, acc)
         audit_now = ai < n_aud and audit_t[ai] == t
         # ---- per variant: β_t (audit rows here); the UCB of every arm, then the running argmax ----
         for v in range(nv):
