@@ -1,7 +1,8 @@
 """Figure 5's lockstep round, this checkout's kernel beside an earlier commit's, in one run (issue 36).
 
 A Figure 5 run job (experiment ``exp3``) runs one mechanism at the nine ρ_min grid points of one gap in lockstep
-(d = 5, K = 25, ε = 1, δ = 0.1, constants for n = 5·10^7, ±1 rewards; :func:`privopt.experiments.shariff2018.runs.exp3_block`).
+(d = 5, K = 25, ε = 1, δ = 0.1, constants for n = 5·10^7, ±1 rewards;
+:func:`privopt.experiments.shariff2018.runs.exp3_block`).
 For each group below, each of ``--reps`` repetitions times, in turn, the earlier commit's kernel and this
 checkout's, each in a child process of its own that stays up for the whole run (``PYTHONPATH`` = that ``src/``;
 its numba cache lives beside that source; the first, untimed, call of each group compiles or loads it): CPU time

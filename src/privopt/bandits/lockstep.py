@@ -11,12 +11,12 @@ updates every variant.
 Exactness (relied upon by the pipeline and asserted by the tests): for every variant the kernel
 performs the same floating-point operations, in the same order, as
 :func:`privopt.bandits.kernels.episode_kernel` run on that variant alone — those of its release, Cholesky,
-β_t and B = C⁻¹Q helpers (here lane by lane, see Lanes below); the arms drawn by the same sampler from the same environment stream; the UCB
-of arm j computed with the same expression (s = Σ_{k≥1} B[i,k]·g_k from 0.0 in increasing k,
-w_i = T·B[i,0] + sc·s, mean and ‖w‖² accumulated in increasing i, mean + β·sqrt(‖w‖²)); the same
-running argmax with ties (:data:`privopt.bandits.kernels.TIE_RTOL`) to the lowest index; the same
-reward from the one shared coin.  No fast-math flag is used, so the compiler may not reassociate any
-of these sums: the results (regret records, chosen arms, counters, audit rows, final stream states)
+β_t and B = C⁻¹Q helpers (here lane by lane, see Lanes below); the arms drawn by the same sampler from the
+same environment stream; the UCB of arm j computed with the same expression (s = Σ_{k≥1} B[i,k]·g_k
+from 0.0 in increasing k, w_i = T·B[i,0] + sc·s, mean and ‖w‖² accumulated in increasing i,
+mean + β·sqrt(‖w‖²)); the same running argmax with ties (:data:`privopt.bandits.kernels.TIE_RTOL`) to the
+lowest index; the same reward from the one shared coin.  No fast-math flag is used, so the compiler may not
+reassociate any of these sums: the results (regret records, chosen arms, counters, audit rows, final stream states)
 are identical, bit for bit, to running the variants one by one.
 
 With one variant this is the "buffered" kernel of :func:`privopt.bandits.episodes.run_episode`, the
@@ -36,11 +36,11 @@ chains of dependent operations (square roots, divisions) overlap instead of foll
 number of lanes is a compile-time constant (``lane_tag``, as ``dim_tag`` for d), so the lane loops have fixed
 trip counts.  A lane whose Cholesky meets a bad pivot is refactored alone by the PD fallback of
 :func:`privopt.bandits.kernels._pd_fallback`, and audit rows are written from one lane at a time, as before.
-Per Fig. 5 round (9 variants, d = 5) this took the lockstep round from 3.40 to 2.83 µs (CPU, one run of
-``benchmarks/bench_fig5_kernel.py``, which times the earlier kernel beside this one).  Each round draws the
-decision set first, then the step of every lane: the environment and noise streams are separate, so the
-order of their draws changes no number.  The tree step (:func:`privopt.bandits.kernels._tree_advance`) is
-inlined.
+A Fig. 5 round (9 variants, d = 5) costs 0.79 of the round before the lanes (CPU time; one run of
+``benchmarks/bench_fig5_kernel.py``, which times the earlier kernel beside this one); one variant alone
+(Exp. 1 below d = 12) costs no more than before.  Each round draws the decision set first, then the step
+of every lane: the environment and noise streams are separate, so the order of their draws changes no
+number.  The tree step (:func:`privopt.bandits.kernels._tree_advance`) is inlined.
 
 A Gaussian noise group may take its release from a continual counter instead of the paper's path tree
 (issue 27, ``VariantParams.counter``): one call of
