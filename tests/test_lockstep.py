@@ -179,7 +179,7 @@ EXP3_SMOKE_SHA256 = {
 
 def test_exp3_smoke_rows_are_bit_for_bit_those_of_the_kernel_before_lanes():
     """Issue 36: Figure 5's run rows and tables on the smoke configuration have the digests frozen from the
-    kernel before this change (one flipped bit of any regret changes them: the last test below)."""
+    kernel before this change (one flipped bit of any regret changes them: the next test)."""
     frames, tables = _smoke_outputs("exp3")
     got = {"runs": frame_digest(frames["runs"]), **{stem: frame_digest(t) for stem, t in tables.items()}}
     assert got == EXP3_SMOKE_SHA256
