@@ -3,6 +3,8 @@ the results of running them one by one (the per-variant numba kernel and the num
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -132,15 +134,64 @@ def test_pipeline_blocks_equal_per_variant_runs(monkeypatch):
     pd.testing.assert_frame_equal(fast2[1], slow2[1], check_exact=True)
 
 
-def _smoke_tables(experiment: str) -> dict[str, pd.DataFrame]:
-    """The tables of ``experiment`` on the smoke configuration, as its run and table rules make them."""
+def _smoke_outputs(experiment: str) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
+    """(the run jobs' outputs concatenated, the tables) of ``experiment`` on the smoke configuration, as its run
+    and table rules make them."""
     sh = paper("shariff2018")
     section = load_config([CONFIG / "smoke.yaml"])["shariff2018"]
     exp = sh.experiment(experiment)
     outs = [exp.execute(job.point, exp.settings(section, job.point), job.seeds, {})
             for job in sh.run_jobs(section, experiment)]
     frames = {name: pd.concat([o[name] for o in outs], ignore_index=True) for name in exp.outputs}
-    return exp.make_tables(frames, exp.table_settings(section))
+    return frames, exp.make_tables(frames, exp.table_settings(section))
+
+
+def _smoke_tables(experiment: str) -> dict[str, pd.DataFrame]:
+    """The tables of ``experiment`` on the smoke configuration, as its run and table rules make them."""
+    return _smoke_outputs(experiment)[1]
+
+
+def frame_digest(frame: pd.DataFrame) -> str:
+    """sha256 of a frame's content without its timing columns: per column its name, dtype, length and values
+    (numbers as their little-endian bytes, so one changed bit changes the digest; other values as text)."""
+    h = hashlib.sha256()
+    frame = frame.drop(columns=[c for c in TIMING if c in frame.columns]).reset_index(drop=True)
+    for name in frame.columns:
+        col = frame[name]
+        h.update(f"{name}:{col.dtype}:{len(col)};".encode())
+        if col.dtype.kind in "fiub":
+            h.update(np.ascontiguousarray(col.to_numpy()).astype(col.dtype.newbyteorder("<")).tobytes())
+        else:
+            h.update("\x1f".join(map(str, col.tolist())).encode())
+    return h.hexdigest()
+
+
+#: Figure 5 on the smoke configuration (config/smoke.yaml: 2 gaps × 2 mechanisms × 9 ρ_min × 2 seeds × 2·10^4
+#: rounds), digests frozen from the lockstep kernel before issue 36 put the variants in lanes (commit aa8413a):
+#: the run jobs' rows (every recorded regret, pd_failures, n_optimal) and the three tables
+EXP3_SMOKE_SHA256 = {
+    "runs": "2c10b3b9e2aba051a557a8c845689bd6956530229a50bd8033849a1152b2eea2",
+    "fig5": "fe3d2903a9edbbed5ac03831796e238a525387c1427200d5740416b263068896",
+    "fig5_runs": "84ba5cc2731d3c42e46cd789f27b20e584de2e1e6b1d643d89113a25a8537698",
+    "fig5_defaults": "2c0d08185f4f02638b83ae5bdde87533fb617add911eb35a71436de7f1e0b3fe",
+}
+
+
+def test_exp3_smoke_rows_are_bit_for_bit_those_of_the_kernel_before_lanes():
+    """Issue 36: Figure 5's run rows and tables on the smoke configuration have the digests frozen from the
+    kernel before this change (one flipped bit of any regret changes them: the next test)."""
+    frames, tables = _smoke_outputs("exp3")
+    got = {"runs": frame_digest(frames["runs"]), **{stem: frame_digest(t) for stem, t in tables.items()}}
+    assert got == EXP3_SMOKE_SHA256
+
+
+def test_frame_digest_sees_one_bit_and_ignores_timing():
+    frame = pd.DataFrame({"variant": ["a", "b"], "regret": [12.5, 3.25], "n": [1, 2], "wall_s": [0.1, 0.2]})
+    flipped = frame.copy()
+    flipped.loc[1, "regret"] = np.nextafter(3.25, 4.0)
+    timed = frame.assign(wall_s=[9.0, 9.0])
+    assert frame_digest(frame) != frame_digest(flipped)
+    assert frame_digest(frame) == frame_digest(timed)
 
 
 @pytest.mark.parametrize("experiment", ["exp2", "exp3"])

@@ -248,7 +248,7 @@ def run_lockstep(variants: Sequence[VariantParams], instance: BanditInstance, n_
     om = 1.0 - zone_mode(instance.low, instance.high, d) ** 2
     t0 = time.perf_counter()
     pd_fail, n_opt, draws = lockstep_kernel(
-        env.state, noise, dim_tag(d), instance.n_arms, instance.opt_mean, instance.low, instance.high,
+        env.state, noise, dim_tag(d), dim_tag(nv), instance.n_arms, instance.opt_mean, instance.low, instance.high,
         om, hv, hc, hs, instance.reward == "gaussian", np.asarray(vgroup, dtype=np.int64),
         np.array([MECH_CODES[k[0]] for k in keys], dtype=np.int64), np.array([k[1] for k in keys], dtype=np.int64),
         np.array([k[2] for k in keys]), np.array([k[3] for k in keys]), np.array([k[4] for k in keys]), *counters,

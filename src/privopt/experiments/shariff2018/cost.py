@@ -50,7 +50,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
+__all__ = ["EXP3_LANES_MEASURED", "EXP3_LANES_RATIO", "EXP3_SHARE_LANES",
+           "MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
            "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "EXP2E_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
@@ -79,12 +80,24 @@ PRIVATE_US: dict[str, dict[int, float]] = {
     "wishart": {3: 0.311, 5: 0.757, 8: 2.00, 12: 9.45, 16: 21.0},
     "wishart_unshifted": {3: 0.310, 5: 0.748, 8: 2.00, 12: 9.50, 16: 20.3},
 }
+#: Fig. 5's lockstep round with the variants as lanes (issue 36) over the round before them, both 9-variant grids
+#: at d = 5 timed side by side in one run of ``benchmarks/bench_fig5_kernel.py`` (:data:`EXP3_LANES_MEASURED`; the
+#: dearer grid's ratio)
+EXP3_LANES_RATIO = 0.795
+#: the unshared share that prices Fig. 5's job at that ratio times its price before: the dearest variant's round u
+#: plus 0.23 (the share measured before, :data:`LOCKSTEP_MEASURED`) of the 8 others' became
+#: EXP3_LANES_RATIO · u·(1 + 8·0.23) = u·(1 + 8·share); one variant alone costs what it did (the same benchmark)
+EXP3_SHARE_LANES = round((EXP3_LANES_RATIO * (1 + 8 * 0.23) - 1) / 8, 3)
+EXP3_LANES_MEASURED = ("2026-11-27, Intel(R) Xeon(R) Processor (KVM guest, AVX-512), 2 cores shared with other "
+                       "jobs (load average 15): `python benchmarks/bench_fig5_kernel.py --reps 3` (CPU µs per round, "
+                       "medians of 3 interleaved runs of 10^5 rounds): Wishart grid 3.543 → 2.808 (0.793), Gaussian "
+                       "grid 3.413 → 2.714 (0.795); NonPrivate alone d = 5 0.989 → 0.853, d = 11 10.80 → 10.71")
 #: Lockstep jobs (issue 14): the fraction of a variant's own round that running it beside the others still
 #: costs (its release, Cholesky, B = C⁻¹Q, arm scoring and update; the arms, the reward coin and the tree
 #: noise of its noise group are shared).  ``bench_bandits.py`` prints it per group ("unshared": (group −
 #: dearest alone) / (one by one − dearest alone)); measured at d = 5 (the paper's Exp. 2/3 dimension) and
 #: applied at every d < :data:`LOCKSTEP_BELOW_D`, see :data:`LOCKSTEP_MEASURED`.
-LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": 0.23, "exp2c": 0.43, "exp2e": 0.43}
+LOCKSTEP_SHARE: dict[str, float] = {"exp2": 0.33, "exp3": EXP3_SHARE_LANES, "exp2c": 0.43, "exp2e": 0.43}
 LOCKSTEP_MEASURED = ("2026-11-24, the same machine, idle (load average 0.1); `python benchmarks/bench_bandits.py "
                      "--rounds 200000 --repeats 5` (Fig. 4: 0.33; Fig. 5 Wishart grid 0.21, Gaussian grid 0.23 — Exp. 3 "
                      "takes the dearer; 2026-11-23 on a loaded run of the previous kernel: 0.33, 0.21, 0.32)")
@@ -232,6 +245,8 @@ def summary() -> list[str]:
     lines.append("- lockstep (d < %d): dearest variant's round + unshared share of each other's round: %s (%s)"
                  % (LOCKSTEP_BELOW_D, ", ".join(f"{k} {v:g}" for k, v in LOCKSTEP_SHARE.items()),
                    f"{LOCKSTEP_MEASURED}; exp2c: {EXP2C_MEASURED}"))
+    lines.append(f"- Fig. 5 (exp3) with the variants as lanes (issue 36): {EXP3_LANES_RATIO:g} × the round before, "
+                 f"so an unshared share of {EXP3_SHARE_LANES:g} ({EXP3_LANES_MEASURED})")
     lines.append("- Fig. 4c (exp2c): each counter's round priced as the Gaussian variant's (measured within 5 %)")
     lines.append("- Fig. 4e (exp2e): NonPrivate + 3 Gaussian rounds in lockstep, Fig. 4c's unshared share "
                  f"({EXP2E_MEASURED})")
