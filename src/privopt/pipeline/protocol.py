@@ -112,8 +112,8 @@ def data_namespace(root: str, checks: Mapping[str, str]) -> str:
     'results/quick'
     >>> data_namespace("results/quick", {"uber": "sha256-8dfd591402b260e2"})
     'results/quick/uber~sha256-8dfd591402b260e2'
-    >>> data_namespace("logs/smoke", {"uber": "canonical-e8af4b8e0c4adb58", "toy": "generated-v1"})
-    'logs/smoke/toy~generated-v1+uber~canonical-e8af4b8e0c4adb58'
+    >>> data_namespace("logs/smoke", {"uber": "canonical-e8af4b8e0c4adb58", "census": "v2"})
+    'logs/smoke/census~v2+uber~canonical-e8af4b8e0c4adb58'
     """
     for name, check in checks.items():
         if not _NAME.match(name) or not isinstance(check, str) or not _CHECK.match(check):
