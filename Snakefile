@@ -4,7 +4,8 @@
 #   snakemake --cores 2                                   every figure, quick scale
 #   snakemake --cores 2 chaturvedi2021_fig1               one figure
 #   snakemake --cores 8 --configfile config/paper.yaml    paper scale
-# Results go to results/<scale>/ (quick, paper, smoke, ...), so the scales never overwrite each other.
+# Results go to results/<scale>/ (quick, paper, smoke, ...), those of a paper reading data under the check its
+# data passed (results/<scale>/uber~<check>/), so no scale or data overwrites another's.
 
 import sys
 from pathlib import Path

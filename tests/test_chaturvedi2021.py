@@ -362,7 +362,7 @@ def test_config_edits_plan_only_the_run_jobs_that_read_them(edit, expected):
 def test_m_larger_than_the_box_pool_fails_the_run_job_naming_the_config_key(tmp_path):
     """The pool size is known only once the data is parsed, so the run job that has the data refuses
     before computing anything, naming the key; nothing at parse time reads earlier outputs."""
-    from workflow_runs import SMOKE, SMOKE_LOGS, copy_workflow, data_config, planned_jobs, snakemake
+    from workflow_runs import SUBSET_LOGS, SUBSET_ROOT, copy_workflow, data_config, planned_jobs, snakemake
 
     work = copy_workflow(tmp_path / "wf")
     big = tmp_path / "big.yaml"
@@ -371,12 +371,12 @@ def test_m_larger_than_the_box_pool_fails_the_run_job_naming_the_config_key(tmp_
     for _ in range(2):  # and again once the instance exists: the same refusal, from the job
         proc = snakemake(work, "--cores", "1", "chaturvedi2021_tables_fig2", *args, check=False)
         assert proc.returncode != 0
-        logs = list((work / f"{SMOKE_LOGS}/chaturvedi2021/runs/fig2/reading~paper/m~50000").glob("settings~*/seeds~*.log"))
+        logs = list((work / f"{SUBSET_LOGS}/chaturvedi2021/runs/fig2/reading~paper/m~50000").glob("settings~*/seeds~*.log"))
         assert logs, "no log of the m = 50000 run job"
         log = logs[0].read_text()
         assert "config key chaturvedi2021.fig2.ms" in log and "50000" in log and "44650" in log, log[-2000:]
-        assert not list((work / f"{SMOKE}/chaturvedi2021/runs/fig2/reading~paper/m~50000").rglob("*.parquet"))
-    assert (work / f"{SMOKE}/chaturvedi2021/instances/fig2/instance.json").exists()
+        assert not list((work / f"{SUBSET_ROOT}/chaturvedi2021/runs/fig2/reading~paper/m~50000").rglob("*.parquet"))
+    assert (work / f"{SUBSET_ROOT}/chaturvedi2021/instances/fig2/instance.json").exists()
     # A valid m still plans, whatever instance files lie around.
     assert "chaturvedi2021_runs_fig2" in planned_jobs(snakemake(work, "-n", "--configfile", "config/smoke.yaml",
                                                                   *data_config()))

@@ -18,7 +18,7 @@ from privopt.pipeline.registry import papers
 from privopt.experiments.shariff2018 import cost as sh_cost
 from privopt.experiments.shariff2018 import runs as sh_runs
 from privopt.pipeline.config import load_config
-from workflow_runs import (CONFIG, copy_workflow, data_config, load_toy_config, needs_subset, snakemake, toy_in_process,
+from workflow_runs import (CONFIG, SMOKE, SMOKE_CHECKS, copy_workflow, data_config, load_toy_config, needs_subset, snakemake, toy_in_process,
                            toy_schemas)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -237,7 +237,7 @@ def test_run_jobs_ask_the_scheduler_for_what_the_cost_model_predicts(tmp_path):
         config = load_toy_config(toy, toy_schemas(tmp_path / "schemas"), [CONFIG / "smoke.yaml"], edit)
         expected = {}
         for key, exp, job, _, minutes, mb in job_resources(config, {"toy": toy}):
-            expected[toy.run_file(exp.name, job.point, job.block, root="results/smoke",
+            expected[toy.run_file(exp.name, job.point, job.block, root=toy.namespace(SMOKE, SMOKE_CHECKS),
                                   settings=settings_key(exp.settings(config[key], job.point)))] = (minutes, mb)
     got = {}
     for rule, output, resources in blocks:

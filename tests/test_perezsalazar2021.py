@@ -17,7 +17,7 @@ from privopt.experiments.perezsalazar2021 import privacy_tables, runs, syn, tabl
 from privopt.experiments.perezsalazar2021.paper import PAPER
 from privopt.pipeline.protocol import ConfigError
 from privopt.online.coverage_offline import exact_opt, uniform_value
-from workflow_runs import REPO, SUBSET, SUBSET_SHA256, copy_workflow, needs_subset, snakemake
+from workflow_runs import REPO, SUBSET, SUBSET_LOGS, SUBSET_ROOT, SUBSET_SHA256, copy_workflow, needs_subset, snakemake
 
 SCHEMA = str(REPO / "workflow/schemas/perezsalazar2021.schema.yaml")
 
@@ -170,12 +170,12 @@ def test_bad_inputs_fail_before_any_run_job(tmp_path):
         assert proc.returncode != 0 and key in proc.stdout + proc.stderr and "Job stats" not in proc.stdout
     bad = tmp_path / "long.yaml"
     bad.write_text(yaml.safe_dump({"perezsalazar2021": {"uber": {"fi": {"T": [1000, 200000]}}}}))
-    proc = snakemake(work, "--cores", "1", "results/smoke/perezsalazar2021/tables/uber.csv",
+    proc = snakemake(work, "--cores", "1", f"{SUBSET_ROOT}/perezsalazar2021/tables/uber.csv",
                      "--configfile", "config/smoke.yaml", str(bad), *data, check=False)
     assert proc.returncode != 0
-    log = (work / "logs/smoke/perezsalazar2021/instances/uber.log").read_text()
+    log = (work / f"{SUBSET_LOGS}/perezsalazar2021/instances/uber.log").read_text()
     assert "perezsalazar2021.uber.fi.T" in log and "200000" in log
-    assert not list((work / "results/smoke/perezsalazar2021").glob("runs/uber/**/*.parquet"))
+    assert not list((work / SUBSET_ROOT / "perezsalazar2021").glob("runs/uber/**/*.parquet"))
 
 
 # ----------------------------------------------------------------------------- runs and tables

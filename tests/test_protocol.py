@@ -113,6 +113,56 @@ def test_every_result_lies_in_its_scale_namespace_and_runs_under_their_settings(
         results_root("../paper")
 
 
+def test_the_results_of_a_paper_reading_data_lie_under_the_checks_of_its_data():
+    """Results made from other data never share a path (a 150-record Uber file used to overwrite the subset's
+    tables and figures): a paper's namespace holds the check of each data set it reads; a paper without data
+    keeps the scale's, and its audits (which read no data) stay there too."""
+    from privopt.pipeline.protocol import Instance, data_namespace, logs_root, results_root
+
+    quick = results_root("quick")
+    assert data_namespace(quick, {}) == quick
+    subset, small = ({"uber": f"sha256-{h}", "toy": "generated-v1"} for h in ("8dfd591402b260e2", "0123456789abcdef"))
+    reader = _paper(instances=(Instance("i", build="m:f", outputs=("f",), datasets=("uber",)),),
+                    experiments=(_experiment(instances=("i",)),), audits=("m:audits",))
+    roots = {what: reader.namespace(quick, checks) for what, checks in (("subset", subset), ("small", small))}
+    # only the data sets it reads, named with their checks
+    assert roots == {"subset": "results/quick/uber~sha256-8dfd591402b260e2",
+                     "small": "results/quick/uber~sha256-0123456789abcdef"}
+    files = {}
+    for what, root in roots.items():
+        logs = reader.namespace(logs_root("quick"), subset if what == "subset" else small)
+        meta = reader.metadata(root, logs, audit_root=quick)
+        files[what] = {meta["claims"], *meta["claims_tables"].values(), *meta["provenance"].values(),
+                       *(f[k] for f in meta["figures"] for k in ("image", "pdf", "notebook")),
+                       reader.run_file("e", {"x": 1}, "0-1", root=root, settings="a" * 12),
+                       reader.instance_file("i", "f", root), reader.checked_file("e", root),
+                       reader.notebook_page("fig1", root)}
+        assert all(f.startswith((f"{root}/", f"{logs}/")) for f in files[what]), what
+        assert meta["audit"] == "results/quick/audit/p.csv"
+    assert not files["subset"] & files["small"]
+    # several data sets: every check, in name order; a paper without data: the scale's namespace itself
+    assert data_namespace(quick, {"uber": "canonical-e8af4b8e0c4adb58", "toy": "generated-v1"}) == \
+        "results/quick/toy~generated-v1+uber~canonical-e8af4b8e0c4adb58"
+    assert _paper().namespace(quick, subset) == _paper().namespace(quick, {}) == quick
+    with pytest.raises(KeyError, match="uber"):
+        reader.namespace(quick, {"toy": "generated-v1"})
+    for bad in ({"uber": "a/b"}, {"uber": "x+y~z"}, {"ub er": "ok"}, {"uber": ""}):
+        with pytest.raises(ValueError, match="data namespace"):
+            data_namespace(quick, bad)
+
+
+def test_the_data_checks_of_a_config_name_the_data_folder_and_the_results_namespace():
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.datasets import dataset
+
+    uber = dataset("uber")
+    for overrides, check in [({}, "canonical-e8af4b8e0c4adb58"),
+                             ({"uber_sha256": "8DFD591402B260E2" + "0" * 48}, "sha256-8dfd591402b260e2")]:
+        config = load_config([], overrides)
+        assert uber.key(config) == check and uber.folder_of(config) == f"resources/uber/{check}"
+    assert {p.key: p.namespace("results/quick", {"uber": "c"}) for p in papers().values()}["shariff2018"] == "results/quick"
+
+
 def test_points_sharing_a_path_are_a_config_error():
     paper = _paper(experiments=(_experiment(points=lambda s: [{"x": "a"}, {"x": "a"}]),))
     with pytest.raises(ConfigError, match="share the path"):

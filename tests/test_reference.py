@@ -208,7 +208,7 @@ def test_reference_rule_writes_a_folder_that_verify_passes_and_a_planted_row_fai
     data["files"][rel] = file_sha256(folder / rel)
     manifest_file.write_text(json.dumps(data))
     proc = snakemake(work, "--cores", "1", "verify_toy", "--forceall", *args, check=False)
-    log = (work / "logs/verify/toy.log").read_text()
+    log = (work / "logs/verify/toy~generated-v1/toy.log").read_text()
     assert proc.returncode != 0 and f"{rel}" in log and f"row 0, column {column!r}" in log, log[-2000:]
     # a reference table changed by hand: the claims on the reference refuse it, naming the file
     shutil.copy(folder / "manifest.json", tmp_path / "manifest.json")

@@ -1,6 +1,6 @@
 """The reproduction report as a person sees it: opened in headless Chromium.
 
-The smoke pipeline's report (``results/paper/index.html`` of the shared ``--cores 2`` smoke run) must
+The smoke pipeline's report (``results/smoke/<data>/paper/index.html`` of the shared ``--cores 2`` smoke run) must
 load with every image decoded (natural width > 0), no console error, uncaught exception or failed
 load, and every in-page link pointing at an element of the page; a full-page screenshot is saved
 beside it (and copied to this checkout's ``results/paper/``) for a person to look at.  Its first
@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from headless_chromium import Chromium, ensure_chromium, group_members, start_group, stop_group
-from workflow_runs import REPO, registry_files
+from workflow_runs import REPO, SMOKE_REPORT, registry_files
 
 # Every image of the page, with whether it decoded; every in-page link whose target is missing;
 # every link to a local file (relative href) with its resolved URL.
@@ -98,16 +98,17 @@ def first_screen_problems(seen: dict, papers: list[str], open_rows: list[tuple[s
 
 
 def expected_first_screen(results: Path) -> tuple[list[str], list[tuple[str, str, str]]]:
-    """From a run's claims tables (``results/claims``): every paper's key, and every claim row that is not
-    reproduced at the reference scale (a paper without a reference has none there: its open rows at this run's
-    scale are folded below)."""
+    """From a run's claims tables (``results/<scale>/claims``, and ``claims`` of each data namespace
+    ``results/<scale>/<data set>~<check>/``): every paper's key, and every claim row that is not reproduced at the
+    reference scale (``results/<scale>/claims/<paper>.reference.csv``; a paper without a reference has none there:
+    its open rows at this run's scale are folded below)."""
     papers, rows = [], []
-    for path in sorted((results / "claims").glob("*.csv")):
+    for path in sorted([*results.glob("claims/*.csv"), *results.glob("*~*/claims/*.csv")], key=lambda p: p.stem):
         if path.name.endswith(".reference.csv"):
             continue
         key = path.stem
         papers.append(key)
-        ref = path.with_name(f"{key}.reference.csv")
+        ref = results / "claims" / f"{key}.reference.csv"
         if not ref.is_file():
             continue
         table = pd.read_csv(ref, keep_default_na=False)
@@ -303,7 +304,7 @@ def test_the_browser_starts_loads_and_stops_cleanly_20_times(chromium, tmp_path)
 @pytest.mark.slow
 def test_the_smoke_report_loads_cleanly_in_a_browser(chromium, smoke_run_two_cores):
     work = smoke_run_two_cores
-    report = work / "results" / "smoke" / "paper" / "index.html"
+    report = work / SMOKE_REPORT / "index.html"
     shot = report.with_name("index.screenshot.png")
     seen = inspect(chromium, report, shot)
 

@@ -56,6 +56,9 @@ def test_the_command_takes_the_sources_the_workflow_exported(monkeypatch):
 
 def test_the_tables_rule_of_a_stamp():
     assert tablecheck.tables_rule("results/smoke/chaturvedi2021/tables/fig1.checked") == "chaturvedi2021_tables_fig1"
+    # in a data namespace (results/<scale>/<data set>~<check>/) too
+    assert tablecheck.tables_rule("results/smoke/uber~sha256-8dfd591402b260e2/chaturvedi2021/tables/fig1.checked") == \
+        "chaturvedi2021_tables_fig1"
 
 
 @pytest.fixture()

@@ -33,9 +33,13 @@ from workflow_runs import (
     SCHEDULING_PAPERS,
     SMOKE,
     SMOKE_LOGS,
+    SMOKE_REPORT,
     SUBSET,
+    SUBSET_CHECK,
     SUBSET_DIR,
     SUBSET_SHA256,
+    TOY_LOGS,
+    TOY_ROOT,
     assert_same_results,
     copy_workflow,
     data_config,
@@ -171,31 +175,34 @@ def smoke_runs(tmp_path_factory, smoke_run_two_cores):
 def test_smoke_pipeline_produces_every_output(smoke_runs):
     work = smoke_runs[2]
     expected = [f for files in registry_files(work).values() for f in files]
-    expected += [f"{SUBSET_DIR}/pickups.parquet", f"{SMOKE}/paper/index.html", f"{SMOKE}/audit/audits.csv"]
+    expected += [f"{SUBSET_DIR}/pickups.parquet", f"{SMOKE_REPORT}/index.html", f"{SMOKE}/audit/audits.csv"]
     for rel in expected:
         assert (work / rel).is_file() and (work / rel).stat().st_size > 0, rel
     provenance = json.loads((work / f"{SUBSET_DIR}/provenance.json").read_text())
     assert provenance["records"] == 99_997 and not provenance["canonical"]
-    executed = json.loads((work / f"{SMOKE_LOGS}/notebooks/toy_fig1.ipynb").read_text())
+    executed = json.loads((work / f"{TOY_LOGS}/notebooks/toy_fig1.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
     # every executed notebook shows its figure (privopt.plotting.save displays the saved PNG), although the
     # notebooks draw with the Agg backend
-    for path in sorted((work / f"{SMOKE_LOGS}/notebooks").glob("*.ipynb")):
+    for path in sorted([*(work / SMOKE_LOGS).glob("notebooks/*.ipynb"), *(work / SMOKE_LOGS).glob("*~*/notebooks/*.ipynb")]):
         cells = json.loads(path.read_text())["cells"]
         images = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
         assert images, f"{path.name}: no figure among its outputs"
     for paper, ids in {"chaturvedi2021": {"F1.a", "F1.b", "F1.c", "F2.a", "F2.b", "F2.d"},
                        "shariff2018": {"F1.a", "F2.a", "F3.a", "F4.a", "F4.f", "F5.a", "F5.b", "S.1", "S.2"},
                        "toy": {"F1.a", "F2.a"}}.items():
-        claims = pd.read_csv(work / f"{SMOKE}/claims/{paper}.csv")
+        claims = pd.read_csv(work / next(f for f in registry_files(work)[paper] if f.endswith(f"/claims/{paper}.csv")))
         assert set(claims["verdict"]) <= {"reproduced", "not reproduced", "inconclusive at this scale"}, paper
         assert ids <= set(claims["claim"]) and (claims["scale"] == "smoke").all(), paper
     # the toy's claims hold by construction (E|Lap(b)| = b, Var Lap(b) = 2b²): a pipeline that mangles its
     # tables fails them
-    assert set(pd.read_csv(work / f"{SMOKE}/claims/toy.csv")["verdict"]) == {"reproduced"}
-    record = json.loads((work / f"{SMOKE}/toy/tables/laplace.provenance.json").read_text())
+    assert set(pd.read_csv(work / f"{TOY_ROOT}/claims/toy.csv")["verdict"]) == {"reproduced"}
+    record = json.loads((work / f"{TOY_ROOT}/toy/tables/laplace.provenance.json").read_text())
     assert record["environment"]["packages"]["numpy"] and record["code_digest"]["runs"]
-    assert record["tables"] == [f"{SMOKE}/toy/tables/{t}" for t in ("fig1.csv", "fig1_runs.parquet")]
+    assert record["tables"] == [f"{TOY_ROOT}/toy/tables/{t}" for t in ("fig1.csv", "fig1_runs.parquet")]
+    # and the checks of the data its runs read (none for the laplace runs; the data runs read the toy data set)
+    assert record["data"] == {} and json.loads((work / f"{TOY_ROOT}/toy/tables/data.provenance.json").read_text())[
+        "data"] == {"toy": "generated-v1"}
     # the record says what ran (per point, the settings its runs read) and holds each table's sha256
     assert record["scale"] == "smoke" and record["runs"] and all(r["settings"] for r in record["runs"])
     assert {t: file_sha256(work / t) for t in record["tables"]} == record["sha256"]
@@ -207,12 +214,12 @@ def test_smoke_pipeline_produces_every_output(smoke_runs):
     assert set(audits["paper"]) == audited
     assert {"correct", "planted"} <= set(audits["variant"]) <= {"correct", "planted", "subtle"}
     assert (audits.loc[audits["variant"] == "correct", "result"] == "pass").all()  # no violation, even on few samples
-    html = (work / f"{SMOKE}/paper/index.html").read_text()
+    html = (work / f"{SMOKE_REPORT}/index.html").read_text()
     assert "Original caption" in html and "F1.c" in html and "data:image/png;base64," in html
-    assert "Privacy audits" in html and "tree_wishart" in (work / f"{SMOKE}/paper/audits.html").read_text()
+    assert "Privacy audits" in html and "tree_wishart" in (work / f"{SMOKE_REPORT}/audits.html").read_text()
     assert "The Laplace mechanism for a mean" in html  # the toy paper's section
     # Readable by others (a web server, a colleague on a shared file system), not 0600.
-    assert (work / f"{SMOKE}/paper/index.html").stat().st_mode & stat.S_IROTH
+    assert (work / f"{SMOKE_REPORT}/index.html").stat().st_mode & stat.S_IROTH
     # No temporary files left behind anywhere.
     assert not [p for p in (work / "results").rglob("*.tmp")]
 
@@ -231,9 +238,9 @@ def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     two = {rel: path for rel, path in result_files(smoke_runs[2]).items() if of_papers(rel)}
     assert set(one) == set(two) and len(one) > 10
     for paper in SCHEDULING_PAPERS:
-        assert any(rel.startswith(f"{SMOKE}/{paper}/tables/") for rel in one), paper
+        assert any(rel.startswith(f"{TOY_ROOT}/{paper}/tables/") for rel in one), paper
     for exp in ("laplace", "repeat"):  # two experiments, each with several points × two seed blocks
-        assert len([rel for rel in one if rel.startswith(f"{SMOKE}/toy/runs/{exp}/")]) >= 4, exp
+        assert len([rel for rel in one if rel.startswith(f"{TOY_ROOT}/toy/runs/{exp}/")]) >= 4, exp
     assert_same_results(one, two)
 
 
@@ -306,7 +313,7 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     base = ["--configfile", "config/smoke.yaml", *data_config()]
     snakemake(work, "--cores", "2", "toy", *base)
     smoke = {rel: path.read_bytes() for rel, path in result_files(work).items() if "/toy/" in rel}
-    assert smoke and all(rel.startswith(f"{SMOKE}/toy/") for rel in smoke)
+    assert smoke and all(rel.startswith(f"{TOY_ROOT}/toy/") for rel in smoke)
 
     # another scale: its own namespace; the smoke results stay byte for byte
     snakemake(work, "--cores", "2", "toy", *base, "--config", "scale=custom")
@@ -339,15 +346,15 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
 
     # a table changed by hand: its check fails naming it and a command that regenerates it (the old one
     # had two --configfile options, of which Snakemake keeps the last: it planned another scale)
-    table = work / SMOKE / "toy/tables/fig1.csv"
+    table = work / TOY_ROOT / "toy/tables/fig1.csv"
     table.write_text(table.read_text().replace(",", ", ", 1))
     proc = snakemake(work, "--cores", "1", "toy", *base, check=False)
-    log = (work / SMOKE_LOGS / "toy/tables/laplace.check.log").read_text()
-    assert proc.returncode != 0 and f"{SMOKE}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
+    log = (work / TOY_LOGS / "toy/tables/laplace.check.log").read_text()
+    assert proc.returncode != 0 and f"{TOY_ROOT}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
     hint = shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))
     assert hint[:2] == ["snakemake", "toy_tables_laplace"] and hint.count("--configfile") == 1, hint
     snakemake(work, *hint[1:])
-    assert table.read_bytes() == smoke[f"{SMOKE}/toy/tables/fig1.csv"]
+    assert table.read_bytes() == smoke[f"{TOY_ROOT}/toy/tables/fig1.csv"]
     snakemake(work, "--cores", "1", "toy", *base)
 
     # an edit that keeps the modification time, then a reader forced to rerun: the reader compares the
@@ -358,10 +365,10 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     table.write_text(f"{header}\n{first[:last]}{int(first[last]) + 1}{first[last + 1:]}\n{rest}")
     os.utime(table, ns=(stat_before.st_atime_ns, stat_before.st_mtime_ns))
     proc = snakemake(work, "--cores", "1", "toy", "--forcerun", "toy_claims", *base, check=False)
-    log = (work / SMOKE_LOGS / "toy/claims.log").read_text()
-    assert proc.returncode != 0 and f"{SMOKE}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
+    log = (work / TOY_LOGS / "toy/claims.log").read_text()
+    assert proc.returncode != 0 and f"{TOY_ROOT}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
     snakemake(work, *shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))[1:])
-    assert table.read_bytes() == smoke[f"{SMOKE}/toy/tables/fig1.csv"]
+    assert table.read_bytes() == smoke[f"{TOY_ROOT}/toy/tables/fig1.csv"]
 
 
 @pytest.fixture(scope="module")
@@ -442,26 +449,29 @@ def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothi
     provenance stay as they were, and the subset's config plans nothing (it used to delete them, and
     after restoring them byte for byte every job downstream replanned: "Params have changed")."""
     work = copy_workflow(tmp_path / "wf")
-    target = "results/quick/chaturvedi2021/instances/fig1/instance.json"
+    # an instance lies under the check of the data it was built from (results/<scale>/uber~<check>/)
+    instances = "results/quick/uber~{}/chaturvedi2021/instances".format
+    target = f"{instances(SUBSET_CHECK)}/fig1/instance.json"
     snakemake(work, "--cores", "1", target, *data_config())
     verified = _tree(work / SUBSET_DIR)
     assert set(verified) == {"uber-raw-data-apr14.csv", "provenance.json", "pickups.parquet"}
-    instance = _tree(work / "results/quick/chaturvedi2021/instances")
+    instance = _tree(work / instances(SUBSET_CHECK))
 
     truncated = tmp_path / "truncated.csv"
     truncated.write_bytes((work / SUBSET_DIR / "uber-raw-data-apr14.csv").read_bytes()[:5000])
     attempts = {
-        "wrong sha256": ["--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64],
-        "truncated file": ["--config", f"uber_source={truncated}"],
-        "offline URL": ["--config", "uber_source=https://nonexistent.invalid/uber-raw-data-apr14.csv"],
+        "wrong sha256": ("sha256-" + "f" * 16, ["--config", f"uber_source={SUBSET}", "uber_sha256=" + "f" * 64]),
+        "truncated file": ("canonical-e8af4b8e0c4adb58", ["--config", f"uber_source={truncated}"]),
+        "offline URL": ("canonical-e8af4b8e0c4adb58",
+                        ["--config", "uber_source=https://nonexistent.invalid/uber-raw-data-apr14.csv"]),
     }
-    for what, args in attempts.items():
+    for what, (check, args) in attempts.items():
         if what != "wrong sha256":  # the canonical check's folder may have been left by the previous attempt
             shutil.rmtree(work / "resources/uber/canonical-e8af4b8e0c4adb58", ignore_errors=True)
-        proc = snakemake(work, "--cores", "1", target, *args, check=False)
-        assert proc.returncode != 0, what
+        proc = snakemake(work, "--cores", "1", f"{instances(check)}/fig1/instance.json", *args, check=False)
+        assert proc.returncode != 0 and "No rule to produce" not in proc.stdout + proc.stderr, what
         assert _tree(work / SUBSET_DIR) == verified, what
-        assert _tree(work / "results/quick/chaturvedi2021/instances") == instance, what
+        assert _tree(work / instances(SUBSET_CHECK)) == instance, what
         assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}, what
     log = (work / "logs/data/canonical-e8af4b8e0c4adb58/uber_download.log").read_text()
     assert "nonexistent.invalid" in log and "config/shared-data.yaml" in log, log[-2000:]  # the offline hint
@@ -477,6 +487,75 @@ def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothi
     assert planned_jobs(snakemake(work, "-n", target, *data_config())) == {}
 
 
+def _small_uber_file(dest: Path, records: int) -> str:
+    """The first ``records`` records of the subset as a valid Uber CSV at ``dest``; its sha256."""
+    import gzip
+    import hashlib
+
+    with gzip.open(SUBSET, "rt") as f:
+        lines = [next(f) for _ in range(records + 1)]
+    dest.write_text("".join(lines))
+    return hashlib.sha256(dest.read_bytes()).hexdigest()
+
+
+def _planned(proc) -> dict[str, list[tuple[list[str], list[str]]]]:
+    """Per rule, the (inputs, outputs) of each job a dry run prints."""
+    jobs: dict[str, list[tuple[list[str], list[str]]]] = {}
+    for rule, body in re.findall(r"^ *(?:local)?rule (\w+):\n((?: +\S.*\n)*)", proc.stdout + proc.stderr, re.M):
+        fields = dict(re.findall(r"^ +(input|output): (.*)$", body, re.M))
+        jobs.setdefault(rule, []).append(tuple(fields.get(k, "").split(", ") for k in ("input", "output")))
+    return jobs
+
+
+@pytest.mark.slow
+@needs_subset
+def test_results_of_other_data_lie_beside_and_switching_back_plans_nothing(tmp_path):
+    """A valid Uber file of 150 records used to run into the subset's results/<scale>/ paths: Chaturvedi et
+    al.'s tables and figure were overwritten with its numbers, and failed jobs deleted good run files.  Now
+    the results of a paper that reads data lie under the check its data passed (results/<scale>/uber~<check>/):
+    each data's run files and tables coexist, byte for byte and untouched; switching back plans nothing; the
+    claims and the report read their own data's tables; a paper without data keeps its paths."""
+    work = copy_workflow(tmp_path / "wf")
+    small = tmp_path / "uber-150.csv"
+    digest = _small_uber_file(small, 150)
+    configs = {"subset": ["--configfile", "config/smoke.yaml", *data_config()],
+               "small": ["--configfile", "config/smoke.yaml", "--config", f"uber_source={small}", f"uber_sha256={digest}"]}
+    roots = {"subset": f"{SMOKE}/uber~sha256-{SUBSET_SHA256[:16]}", "small": f"{SMOKE}/uber~sha256-{digest[:16]}"}
+    table = "smith2013/tables/st1.csv"
+
+    def tree(what):
+        return _tree(work / roots[what])
+
+    snakemake(work, "--cores", "1", f"{roots['subset']}/{table}", *configs["subset"])
+    subset = tree("subset")
+    assert table in subset and [f for f in subset if "/runs/st1/" in f], sorted(subset)
+    # the other data: its own run files and tables, beside the subset's, which stay byte for byte and untouched
+    snakemake(work, "--cores", "1", f"{roots['small']}/{table}", *configs["small"])
+    assert tree("subset") == subset
+    small_tree = tree("small")
+    assert {f for f in small_tree if "/runs/" in f or "/tables/" in f} == {f for f in subset if "/runs/" in f or "/tables/" in f}
+    assert small_tree[table][0] != subset[table][0]  # other data, other numbers (both kept)
+    # switching back plans nothing (and nothing of the other data either)
+    for what in configs:
+        assert planned_jobs(snakemake(work, "-n", f"{roots[what]}/{table}", *configs[what])) == {}, what
+    # every job of each data's full plan writes only under its own namespace, or where no data is read
+    plans = {what: _planned(snakemake(work, "-n", "--forceall", *configs[what])) for what in configs}
+    for what, other in (("subset", "small"), ("small", "subset")):
+        outputs = [o for jobs in plans[what].values() for _, outs in jobs for o in outs if o]
+        assert outputs and not [o for o in outputs if o.startswith(roots[other])], what
+        # the claims and the report read this data's tables
+        (claims_in, claims_out), = plans[what]["smith2013_claims"]
+        assert claims_out == [f"{roots[what]}/claims/smith2013.csv"]
+        assert f"{roots[what]}/{table}" in claims_in
+        (report_in, report_out), = plans[what]["report_html"]
+        assert report_out[0] == f"{roots[what]}/paper/index.html" and f"{roots[what]}/{table}" in report_in
+        assert not [f for f in report_in if f.startswith(roots[other])]
+        # a paper without data (Shariff & Sheffet) and the audits keep the scale's paths, whatever the data
+        assert f"{SMOKE}/shariff2018/tables/fig2.csv" in report_in and f"{SMOKE}/audit/audits.csv" in report_in
+    shariff = lambda plan: sorted(o for rule, jobs in plan.items() if rule.startswith("shariff2018") for _, outs in jobs for o in outs)
+    assert shariff(plans["subset"]) == shariff(plans["small"]) and shariff(plans["subset"])
+
+
 @needs_subset
 def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp_path):
     """A header and no records used to parse ('0 pickups parsed'), and the run jobs failed three rules
@@ -490,7 +569,7 @@ def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp
         digest = hashlib.sha256(src.read_bytes()).hexdigest()
         extra = [f"uber_min_records={minimum}"] if minimum else []
         key = f"sha256-{digest[:16]}"
-        proc = snakemake(work, "--cores", "1", "results/quick/chaturvedi2021/instances/fig1/instance.json",
+        proc = snakemake(work, "--cores", "1", f"results/quick/uber~{key}/chaturvedi2021/instances/fig1/instance.json",
                          "--config", f"uber_source={src}", f"uber_sha256={digest}", *extra, check=False)
         assert proc.returncode != 0
         log = (work / f"logs/data/{key}/uber_parse.log").read_text()

@@ -6,6 +6,7 @@ import contextlib
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,10 +41,26 @@ TIMING = ["wall_s"]  # columns that record how long a run took, not what it comp
 #: the namespace of the smoke scale's results and logs (config/smoke.yaml), where the workflow tests run
 SMOKE = "results/smoke"
 SMOKE_LOGS = "logs/smoke"
+#: the checks of the data the workflow tests read (data_config(): the shared subset; the toy paper's data set):
+#: the results of a paper reading data lie under them (privopt.pipeline.protocol.data_namespace)
+SUBSET_CHECK = f"sha256-{SUBSET_SHA256[:16]}"
+SMOKE_CHECKS = {"uber": SUBSET_CHECK, "toy": "generated-v1"}
+#: the namespaces of the papers reading the subset, of the toy paper (it reads its toy data set), and of the
+#: report in a copy with the toy paper added
+SUBSET_ROOT, SUBSET_LOGS = f"{SMOKE}/uber~{SUBSET_CHECK}", f"{SMOKE_LOGS}/uber~{SUBSET_CHECK}"
+TOY_ROOT, TOY_LOGS = f"{SMOKE}/toy~generated-v1", f"{SMOKE_LOGS}/toy~generated-v1"
+SMOKE_REPORT = f"{SMOKE}/toy~generated-v1+uber~{SUBSET_CHECK}/paper"
+_DATA = re.compile(r"^((?:results|logs)/[^/]+)/[^/]*~[^/]*/")
+
+
+def without_data(rel: str) -> str:
+    """A path with its data namespace left out: ``results/<scale>/<data>/x`` → ``results/<scale>/x``."""
+    return _DATA.sub(r"\1/", rel)
 
 
 def of_papers(rel: str, keys=SCHEDULING_PAPERS, root: str = SMOKE) -> bool:
     """Whether a path under results/<scale>/ (relative to the workdir) belongs to one of the papers ``keys``."""
+    rel = without_data(rel)
     return any(rel.startswith((f"{root}/{k}/", f"{root}/claims/{k}.", f"{root}/audit/{k}.")) for k in keys)
 
 
@@ -51,15 +68,17 @@ def table_targets(work: Path, keys=SCHEDULING_PAPERS) -> list[str]:
     """Every table, claims file and audit the papers ``keys`` declare in the copy ``work``: what their
     figures and the report read, without the notebooks (which take most of a run's time)."""
     return [f for key, files in registry_files(work).items() if key in keys for f in files
-            if not f.startswith((f"{SMOKE}/figures/", f"{SMOKE_LOGS}/notebooks/"))]
+            if not without_data(f).startswith((f"{SMOKE}/figures/", f"{SMOKE_LOGS}/notebooks/"))]
 
 
 def result_files(work: Path, root: str = SMOKE) -> dict[str, Path]:
-    """Every result table, claims file, audit and per-job run file, by path relative to the workdir."""
+    """Every result table, claims file, audit and per-job run file, by path relative to the workdir (in
+    every data namespace of ``root``)."""
     found = {}
-    for pattern in (f"{root}/*/tables/*.csv", f"{root}/*/tables/*.parquet", f"{root}/claims/*.csv",
-                    f"{root}/audit/*.csv", f"{root}/*/runs/**/*.parquet"):
-        found.update({str(p.relative_to(work)): p for p in work.glob(pattern) if p.is_file()})
+    for base in [root, *(str(p.relative_to(work)) for p in sorted((work / root).glob("*~*")) if p.is_dir())]:
+        for pattern in (f"{base}/*/tables/*.csv", f"{base}/*/tables/*.parquet", f"{base}/claims/*.csv",
+                        f"{base}/audit/*.csv", f"{base}/*/runs/**/*.parquet"):
+            found.update({str(p.relative_to(work)): p for p in work.glob(pattern) if p.is_file()})
     return found
 
 
@@ -173,19 +192,22 @@ def run_jobs_planned_by(edit: dict, files=("smoke.yaml",)) -> dict[str, int]:
     return planned
 
 
-def registry_files(work: Path, scale: str = "smoke") -> dict[str, list[str]]:
+def registry_files(work: Path, scale: str = "smoke", checks=None) -> dict[str, list[str]]:
     """Per registered paper of the workflow copy ``work`` (toy included when added): its figure files,
-    tables and claims file at ``scale``, as that copy's registry declares them."""
+    tables and claims file at ``scale``, in the namespace of the data checks ``checks`` (data set → check;
+    default :data:`SMOKE_CHECKS`), as that copy's registry declares them."""
+    checks = SMOKE_CHECKS if checks is None else checks
     code = (
         "import json\n"
         "from privopt.pipeline.protocol import logs_root, results_root\n"
         "from privopt.pipeline.registry import papers\n"
-        f"r, g = results_root({scale!r}), logs_root({scale!r})\n"
-        "print(json.dumps({k: [*(f for fig in p.figures for f in p.figure_files(fig.id, r).values()),"
+        f"s, l, c = results_root({scale!r}), logs_root({scale!r}), {dict(checks)!r}\n"
+        "def files(p, r, g):\n"
+        "    return [*(f for fig in p.figures for f in p.figure_files(fig.id, r).values()),"
         " *(p.executed_notebook(fig.id, g) for fig in p.figures),"
         " *(p.table_file(t.stem, r) for e in p.experiments for t in e.table_files), p.claims_file_at(r),"
-        " *([p.audit_file_at(r)] if p.audits else [])]"
-        " for k, p in papers().items()}))"
+        " *([p.audit_file_at(s)] if p.audits else [])]\n"
+        "print(json.dumps({k: files(p, p.namespace(s, c), p.namespace(l, c)) for k, p in papers().items()}))"
     )
     env = {**os.environ, "PYTHONPATH": str(work / "src")}
     out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, check=True)

@@ -28,7 +28,7 @@ from privopt.pipeline import tablecheck
 from privopt.codedigest import code_digest, module_digests, notebook_imports
 from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
-from privopt.pipeline.protocol import settings_key
+from privopt.pipeline.protocol import data_namespace, settings_key
 from privopt.pipeline.reference import reference_folder as reference_folder_of
 from privopt.pipeline.registry import papers
 from privopt.pipeline.captions import write_captions
@@ -122,6 +122,37 @@ if not (workflow.remote_exec or workflow.subprocess_exec):
 RESULTS = results_root(config["scale"])
 LOGS = logs_root(config["scale"])
 
+# The results of a paper that reads data sets lie further under the checks its data passed (the content keys
+# that name their folders in resources/: Dataset.key), results/<scale>/<data set>~<check>/ (+-joined for
+# several: privopt.pipeline.protocol.data_namespace), and so do its logs; a paper without data keeps
+# results/<scale>/.  Switching the data never overwrites nor deletes the results of other data, and switching
+# back finds them (nothing reruns).  The report, which reads every paper, lies under the checks of every data
+# set read.  Privacy audits and the claims and figures of the committed references read no data: they stay in
+# results/<scale>/.
+DATA_KEYS = {name: data.key(config) for name, data in DATASETS.items()}
+REPORT_ROOT = data_namespace(RESULTS, DATA_KEYS)
+REPORT_LOGS = data_namespace(LOGS, DATA_KEYS)
+
+
+def paper_root(paper):
+    """The namespace of a paper's results: the scale's, and the checks of the data sets it reads."""
+    return paper.namespace(RESULTS, DATA_KEYS)
+
+
+def paper_logs(paper):
+    """The namespace of a paper's logs (and executed notebooks), like :func:`paper_root`."""
+    return paper.namespace(LOGS, DATA_KEYS)
+
+
+def data_params(names):
+    """The checks of the data sets ``names`` (a job parameter: what it reads of the data, by content)."""
+    return {name: DATA_KEYS[name] for name in sorted(names)}
+
+
+def experiment_data(paper, exp):
+    """The data sets the runs of ``exp`` read (through its instances)."""
+    return sorted({d for name in exp.instances for d in paper.instance(name).datasets})
+
 
 # ----------------------------------------------------------------------------- points, files, digests
 
@@ -168,7 +199,7 @@ def point_settings_key(paper, exp, point):
 
 def run_files(paper, exp, output="runs"):
     """Every run file of an experiment (points in config order, then seed blocks)."""
-    return [paper.run_file(exp.name, j.point, j.block, output, root=RESULTS,
+    return [paper.run_file(exp.name, j.point, j.block, output, root=paper_root(paper),
                            settings=point_settings_key(paper, exp, j.point))
             for j in paper.run_jobs(config[paper.key], exp.name)]
 
@@ -183,7 +214,7 @@ def run_settings(paper, exp):
 # ----------------------------------------------------------------- the report's inputs (report.smk)
 
 def notebook_html_file(paper, figure_id):
-    return paper.notebook_page(figure_id, RESULTS)
+    return paper.notebook_page(figure_id, paper_root(paper))
 
 
 def all_notebook_html():
@@ -207,11 +238,11 @@ def report_references():
 
 def all_figure_files(kind):
     """Every figure's file of one kind ("png" or "pdf") over the registered papers."""
-    return [p.figure_files(f.id, RESULTS)[kind] for p in PAPERS.values() for f in p.figures]
+    return [p.figure_files(f.id, paper_root(p))[kind] for p in PAPERS.values() for f in p.figures]
 
 
 def all_claims_files():
-    return [p.claims_file_at(RESULTS) for p in PAPERS.values()]
+    return [p.claims_file_at(paper_root(p)) for p in PAPERS.values()]
 
 
 def all_audit_files():
@@ -219,7 +250,7 @@ def all_audit_files():
 
 
 def all_table_files():
-    return [p.table_file(t.stem, RESULTS) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
+    return [p.table_file(t.stem, paper_root(p)) for p in PAPERS.values() for e in p.experiments for t in e.table_files]
 
 
 def checked_inputs(paper, stems):
@@ -227,7 +258,7 @@ def checked_inputs(paper, stems):
     table changed by hand since its provenance record was written fails before anything reads it (the
     check job when the table is newer than its stamp; the reader itself, by content, always:
     privopt.pipeline.tablecheck)."""
-    return [paper.checked_file(name, RESULTS) for name in paper.readers_of(stems)]
+    return [paper.checked_file(name, paper_root(paper)) for name in paper.readers_of(stems)]
 
 
 # ----------------------------------------------------------------------------- params of the generic rules
@@ -266,7 +297,19 @@ def notebook_digest(name):
 
 def instance_inputs(paper, exp):
     """Every file of each instance the experiment uses, named by the instance."""
-    return {name: [paper.instance_file(name, f, RESULTS) for f in paper.instance(name).outputs] for name in exp.instances}
+    return {name: [paper.instance_file(name, f, paper_root(paper)) for f in paper.instance(name).outputs]
+            for name in exp.instances}
+
+
+def run_log_pattern(paper, exp, keys):
+    """The log of a run job, with the wildcards of its run file: the same path under the paper's logs."""
+    root = paper_root(paper)
+    return paper.run_pattern(exp.name, keys, root=root).replace(root, paper_logs(paper), 1).replace(".parquet", ".log")
+
+
+def verify_file(paper):
+    """What ``verify_<paper>`` writes: recomputed on this config's data, so under its checks."""
+    return f"{paper.namespace('results/verify', DATA_KEYS)}/{paper.key}.csv"
 
 
 def run_file_inputs(paper, exp):
@@ -453,13 +496,14 @@ def reference_experiments(paper):
 def reference_jobs(paper):
     """Every run job of the experiments written with its run files and log (the writer samples a few for verify)."""
     out = []
+    root = paper_root(paper)
     for exp in reference_experiments(paper):
         keys = exp.point_keys(config[paper.key])
-        log = paper.run_pattern(exp.name, keys, root=RESULTS).replace(RESULTS, LOGS, 1).replace(".parquet", ".log")
+        log = run_log_pattern(paper, exp, keys)
         for job in paper.run_jobs(config[paper.key], exp.name):
             skey = point_settings_key(paper, exp, job.point)
             out.append({"experiment": exp.name, "point": job.point, "block": job.block, "seeds": job.seeds,
-                        "files": {o: paper.run_file(exp.name, job.point, job.block, o, root=RESULTS, settings=skey)
+                        "files": {o: paper.run_file(exp.name, job.point, job.block, o, root=root, settings=skey)
                                   for o in exp.outputs},
                         "log": log.format(**{k: point_path({k: v}).split("~", 1)[1] for k, v in job.point.items()},
                                           settings=skey, block=job.block)})

@@ -9,12 +9,15 @@
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
 # Paths, notebooks and captions (generated from the declarations, common.smk) follow the conventions of
-# privopt.pipeline.protocol.Paper, under the namespace of the configured scale (RESULTS = results/<scale>,
-# LOGS = logs/<scale>; common.smk).
+# privopt.pipeline.protocol.Paper, under the paper's namespace: the configured scale's (RESULTS = results/<scale>,
+# LOGS = logs/<scale>) and, for a paper that reads data sets, the checks its data passed
+# (results/<scale>/<data set>~<check>/: paper_root, paper_logs in common.smk), so the results of other data
+# never share a path with these.  Its audits read no data: they lie in the scale's namespace.
 
 
 for _paper in PAPERS.values():
     _section = config[_paper.key]
+    _root, _logs = paper_root(_paper), paper_logs(_paper)
 
     for _inst in _paper.instances:
 
@@ -25,16 +28,18 @@ for _paper in PAPERS.values():
             input:
                 **dataset_inputs(_inst.datasets),
             output:
-                [_paper.instance_file(_inst.name, f, RESULTS) for f in _inst.outputs],
+                [_paper.instance_file(_inst.name, f, _root) for f in _inst.outputs],
             params:
                 paper=_paper.key,
                 instance=_inst.name,
                 settings=_inst.settings(_section),
+                # the checks of the data it reads (their content; also in its path, through _root)
+                data=data_params(_inst.datasets),
                 code=digest_param(_inst.build),
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"{LOGS}/{_paper.key}/instances/{_inst.name}.log",
+                f"{_logs}/{_paper.key}/instances/{_inst.name}.log",
             script:
                 "../../scripts/instance.py"
 
@@ -47,7 +52,7 @@ for _paper in PAPERS.values():
             input:
                 **instance_inputs(_paper, _exp),
             output:
-                **{o: _paper.run_pattern(_exp.name, _keys, o, RESULTS) for o in _exp.outputs},
+                **{o: _paper.run_pattern(_exp.name, _keys, o, _root) for o in _exp.outputs},
             wildcard_constraints:
                 **{k: "[^/]+" for k in _keys},
                 settings="[0-9a-f]{12}",
@@ -58,11 +63,12 @@ for _paper in PAPERS.values():
                 point=point_param(_paper, _exp),
                 settings=settings_param(_paper, _exp),
                 seeds=lambda wc: seeds_of(wc.block),
+                data=data_params(experiment_data(_paper, _exp)),
                 code=digest_param(_exp.run),
             conda:
                 "../envs/privopt.yaml"
             log:
-                _paper.run_pattern(_exp.name, _keys, root=RESULTS).replace(RESULTS, LOGS, 1).replace(".parquet", ".log"),
+                run_log_pattern(_paper, _exp, _keys),
             threads: 1
             resources:
                 mem_mb=job_mem_mb(_paper, _exp),
@@ -79,20 +85,21 @@ for _paper in PAPERS.values():
             input:
                 **run_file_inputs(_paper, _exp),
             output:
-                tables=[_paper.table_file(t.stem, RESULTS) for t in _exp.table_files],
-                provenance=_paper.provenance_file(_exp.name, RESULTS),
+                tables=[_paper.table_file(t.stem, _root) for t in _exp.table_files],
+                provenance=_paper.provenance_file(_exp.name, _root),
             params:
                 paper=_paper.key,
                 experiment=_exp.name,
                 settings=_exp.table_settings(_section),
                 runs=run_settings(_paper, _exp),
                 scale=config["scale"],
+                data=data_params(experiment_data(_paper, _exp)),
                 code=digest_param(_exp.tables),
                 run_code=digest_param(_exp.run),
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"{LOGS}/{_paper.key}/tables/{_exp.name}.log",
+                f"{_logs}/{_paper.key}/tables/{_exp.name}.log",
             script:
                 "../../scripts/tables.py"
 
@@ -101,14 +108,14 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_check_{_exp.name}"
             localrule: True
             input:
-                tables=[_paper.table_file(t.stem, RESULTS) for t in _exp.table_files],
-                provenance=_paper.provenance_file(_exp.name, RESULTS),
+                tables=[_paper.table_file(t.stem, _root) for t in _exp.table_files],
+                provenance=_paper.provenance_file(_exp.name, _root),
             output:
-                _paper.checked_file(_exp.name, RESULTS),
+                _paper.checked_file(_exp.name, _root),
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"{LOGS}/{_paper.key}/tables/{_exp.name}.check.log",
+                f"{_logs}/{_paper.key}/tables/{_exp.name}.check.log",
             script:
                 "../../scripts/check_tables.py"
 
@@ -119,12 +126,12 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_{_fig.id}_plot"
             localrule: True
             input:
-                **{name: _paper.table_file(stem, RESULTS) for name, stem in _fig.inputs.items()},
+                **{name: _paper.table_file(stem, _root) for name, stem in _fig.inputs.items()},
                 checked=checked_inputs(_paper, list(_fig.inputs.values())),
             output:
-                pdf=_paper.figure_files(_fig.id, RESULTS)["pdf"],
+                pdf=_paper.figure_files(_fig.id, _root)["pdf"],
                 png=report(
-                    _paper.figure_files(_fig.id, RESULTS)["png"],
+                    _paper.figure_files(_fig.id, _root)["png"],
                     caption=REPORT_CAPTIONS[f"{_paper.key}_{_fig.id}.rst"],
                     category=_paper.short,
                 ),
@@ -138,7 +145,7 @@ for _paper in PAPERS.values():
             conda:
                 "../envs/privopt.yaml"
             log:
-                notebook=_paper.executed_notebook(_fig.id, LOGS),
+                notebook=_paper.executed_notebook(_fig.id, _logs),
             notebook:
                 "../notebooks/{params.notebook}.py.ipynb"
 
@@ -147,18 +154,18 @@ for _paper in PAPERS.values():
                 f"{_paper.key}_{_fig.id}"
             localrule: True
             input:
-                list(_paper.figure_files(_fig.id, RESULTS).values()),
+                list(_paper.figure_files(_fig.id, _root).values()),
 
     rule:
         name:
             f"{_paper.key}_claims"
         localrule: True
         input:
-            **{stem: _paper.table_file(stem, RESULTS) for stem in _paper.claims.inputs},
+            **{stem: _paper.table_file(stem, _root) for stem in _paper.claims.inputs},
             checked=checked_inputs(_paper, _paper.claims.inputs),
         output:
             report(
-                _paper.claims_file_at(RESULTS),
+                _paper.claims_file_at(_root),
                 caption=REPORT_CAPTIONS[f"{_paper.key}_claims.rst"],
                 category=_paper.short,
             ),
@@ -170,7 +177,7 @@ for _paper in PAPERS.values():
         conda:
             "../envs/privopt.yaml"
         log:
-            f"{LOGS}/{_paper.key}/claims.log",
+            f"{_logs}/{_paper.key}/claims.log",
         script:
             "../../scripts/claims.py"
 
@@ -200,5 +207,5 @@ for _paper in PAPERS.values():
             _paper.key
         localrule: True
         input:
-            [f for fig in _paper.figures for f in _paper.figure_files(fig.id, RESULTS).values()],
-            _paper.claims_file_at(RESULTS),
+            [f for fig in _paper.figures for f in _paper.figure_files(fig.id, _root).values()],
+            _paper.claims_file_at(_root),

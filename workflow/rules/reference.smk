@@ -20,12 +20,12 @@ for _paper in PAPERS.values():
             f"reference_{_paper.key}"
         localrule: True
         input:
-            tables=[_paper.table_file(t.stem, RESULTS) for e in reference_experiments(_paper) for t in e.table_files],
-            checked=[_paper.checked_file(e.name, RESULTS) for e in reference_experiments(_paper)],
-            records=[_paper.provenance_file(e.name, RESULTS) for e in reference_experiments(_paper)],
+            tables=[_paper.table_file(t.stem, paper_root(_paper)) for e in reference_experiments(_paper) for t in e.table_files],
+            checked=[_paper.checked_file(e.name, paper_root(_paper)) for e in reference_experiments(_paper)],
+            records=[_paper.provenance_file(e.name, paper_root(_paper)) for e in reference_experiments(_paper)],
             data=data_provenance(_paper.datasets),
         output:
-            f"{RESULTS}/reference/{_paper.key}.written",
+            f"{paper_root(_paper)}/reference/{_paper.key}.written",
         params:
             paper=_paper.key,
             datasets=list(_paper.datasets),
@@ -43,7 +43,7 @@ for _paper in PAPERS.values():
         conda:
             "../envs/privopt.yaml"
         log:
-            f"{LOGS}/reference/{_paper.key}.log",
+            f"{paper_logs(_paper)}/reference/{_paper.key}.log",
         script:
             "../../scripts/reference.py"
 
@@ -110,14 +110,14 @@ for _paper in PAPERS.values():
                 reference_manifest_file(_paper),
                 **dataset_inputs(_paper.datasets),
             output:
-                f"results/verify/{_paper.key}.csv",
+                verify_file(_paper),
             params:
                 paper=_paper.key,
                 missing=reference_missing(_paper),
             conda:
                 "../envs/privopt.yaml"
             log:
-                f"logs/verify/{_paper.key}.log",
+                verify_file(_paper).replace("results/", "logs/", 1).replace(".csv", ".log"),
             script:
                 "../../scripts/verify.py"
 
@@ -126,4 +126,4 @@ rule verify:
     """Recompute the sampled run jobs of every paper's reference and compare them row by row."""
     localrule: True
     input:
-        [f"results/verify/{p.key}.csv" for p in PAPERS.values() if reference_exists(p)],
+        [verify_file(p) for p in PAPERS.values() if reference_exists(p)],

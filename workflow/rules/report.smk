@@ -1,7 +1,9 @@
-# The reproduction report: paper/report.html.j2 is its source, results/<scale>/paper/index.html is
-# rendered from every registered paper's figures, tables and claims of that scale, with its provenance and
+# The reproduction report: paper/report.html.j2 is its source, <report root>/paper/index.html is rendered
+# from every registered paper's figures, tables and claims of that scale and data, with its provenance and
 # privacy-audit pages beside it (paper/provenance.html.j2, paper/audits.html.j2) and each figure's executed
-# notebook rendered to HTML under results/<scale>/notebooks/.
+# notebook rendered to HTML under <paper root>/notebooks/.  The report root is results/<scale>/ under the checks
+# of every data set the papers read (REPORT_ROOT: results/<scale>/uber~<check>/), a paper's root its own
+# (paper_root in common.smk): the report of other data lies beside this one.
 
 
 for _paper in PAPERS.values():
@@ -13,17 +15,17 @@ for _paper in PAPERS.values():
             f"{_paper.key}_notebooks_html"
         localrule: True
         input:
-            [_paper.figure_files(f.id, RESULTS)["png"] for f in _paper.figures],
+            [_paper.figure_files(f.id, paper_root(_paper))["png"] for f in _paper.figures],
         output:
             [notebook_html_file(_paper, f.id) for f in _paper.figures],
         params:
-            executed=[_paper.executed_notebook(f.id, LOGS) for f in _paper.figures],
+            executed=[_paper.executed_notebook(f.id, paper_logs(_paper)) for f in _paper.figures],
             titles=[f.title for f in _paper.figures],
             code=digest("privopt.pipeline.notebook_html:render_notebook_html"),
         conda:
             "../envs/privopt.yaml"
         log:
-            f"{LOGS}/report/notebooks/{_paper.key}.log",
+            f"{paper_logs(_paper)}/report/notebooks/{_paper.key}.log",
         script:
             "../../scripts/render_notebook.py"
 
@@ -62,19 +64,19 @@ rule report_html:
         provenance=data_provenance(DATASETS),
         figures=all_figure_files("png") + all_figure_files("pdf"),
         tables=all_table_files(),
-        records=[p.provenance_file(e.name, RESULTS) for p in PAPERS.values() for e in p.experiments],
-        checked=[p.checked_file(e.name, RESULTS) for p in PAPERS.values() for e in p.experiments],
+        records=[p.provenance_file(e.name, paper_root(p)) for p in PAPERS.values() for e in p.experiments],
+        checked=[p.checked_file(e.name, paper_root(p)) for p in PAPERS.values() for e in p.experiments],
         claims=all_claims_files(),
         audits=rules.privacy_audit.output,
         references=reference_report_files(),
     output:
-        f"{RESULTS}/paper/index.html",
-        f"{RESULTS}/paper/provenance.html",
-        f"{RESULTS}/paper/audits.html",
+        f"{REPORT_ROOT}/paper/index.html",
+        f"{REPORT_ROOT}/paper/provenance.html",
+        f"{REPORT_ROOT}/paper/audits.html",
     params:
         # Only what the report shows, so an unrelated config edit does not rerun it.
         settings={key: config[key] for key in PAPERS},
-        papers={key: paper.metadata(RESULTS, LOGS) for key, paper in PAPERS.items()},
+        papers={key: paper.metadata(paper_root(paper), paper_logs(paper), audit_root=RESULTS) for key, paper in PAPERS.items()},
         scale=config["scale"],
         datasets=list(DATASETS),
         audit=config["privacy_audit"],
@@ -90,6 +92,6 @@ rule report_html:
     conda:
         "../envs/privopt.yaml"
     log:
-        f"{LOGS}/report/index.log",
+        f"{REPORT_LOGS}/report/index.log",
     script:
         "../../scripts/render_report.py"

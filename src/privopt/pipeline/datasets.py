@@ -11,9 +11,11 @@ read, and no other::
     resources/<name>/<check>/<output file>                   <name>_parse      parse(settings, files, provenance)
     logs/data/<check>/<name>_download.log, <name>_parse.log
 
-``<check>`` (:attr:`Dataset.folder`) names the check the data passes, known from the config before anything
-is fetched (the Uber pickups: ``sha256-<16 hex>`` of a configured digest, ``canonical-<16 hex>`` otherwise),
-so a failed or different source only ever writes its own folder, and switching back plans nothing.
+``<check>`` (:attr:`Dataset.folder`, :meth:`Dataset.key`) names the check the data passes, known from the config
+before anything is fetched (the Uber pickups: ``sha256-<16 hex>`` of a configured digest, ``canonical-<16 hex>``
+otherwise), so a failed or different source only ever writes its own folder, and switching back plans nothing.
+The results of the papers reading a data set lie under the same key, ``results/<scale>/<name>~<check>/``
+(:func:`privopt.pipeline.protocol.data_namespace`), for the same reasons.
 
 Like a paper's declaration, a data set's imports nothing heavy: ``fetch`` and ``parse`` are
 ``"module:function"`` strings imported only by the jobs that call them; the plain callables (``folder``,
@@ -111,12 +113,18 @@ class Dataset:
                            f"(declare them in workflow/schemas/datasets/{self.name}.schema.yaml)")
         return {k: config[k] for k in self.config_keys}
 
+    def key(self, config: Mapping[str, Any]) -> str:
+        """The name of the check the data of this config pass (``folder``): the content key of the data, which
+        names their folder here and the namespace of the results made from them
+        (:func:`privopt.pipeline.protocol.data_namespace`)."""
+        check = self.folder(self.settings(config))
+        if not isinstance(check, str) or not _FOLDER.match(check):
+            raise ValueError(f"data set {self.name}: folder {check!r} must be a plain name")
+        return check
+
     def folder_of(self, config: Mapping[str, Any]) -> str:
         """``resources/<name>/<check>``: where the verified data of this config lie."""
-        check = self.folder(self.settings(config))
-        if not _FOLDER.match(check):
-            raise ValueError(f"data set {self.name}: folder {check!r} must be a plain name")
-        return f"resources/{self.name}/{check}"
+        return f"resources/{self.name}/{self.key(config)}"
 
     def raw_files(self, config: Mapping[str, Any]) -> dict[str, str]:
         return {f: f"{self.folder_of(config)}/{f}" for f in self.raw}

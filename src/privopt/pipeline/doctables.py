@@ -54,21 +54,31 @@ def papers_table(papers: Mapping[str, Paper], root: Path) -> str:
     return "\n".join(lines)
 
 
+def _data_namespace(root: str, datasets) -> str:
+    """A data namespace (:func:`privopt.pipeline.protocol.data_namespace`) with ``<check>`` for each check, which
+    depends on the data configured: ``results/quick/uber~<check>``."""
+    names = sorted(set(datasets))
+    return f"{root}/" + "+".join(f"{name}~<check>" for name in names) if names else root
+
+
 def figures_table(papers: Mapping[str, Paper], scale: str = README_SCALE) -> str:
     """The README's figure table: per figure its target rule, executed notebook (rendered) and output files; per
-    paper the target that makes every figure and the claims; then the rules every paper shares."""
+    paper the target that makes every figure and the claims; then the rules every paper shares.  The results of
+    a paper reading data sets lie under their checks, ``<data set>~<check>/``, named so."""
     root = f"results/{scale}"
     lines = ["| figure | target rule | executed notebook | output |", "| --- | --- | --- | --- |"]
     for key, p in in_order(papers):
+        mine = _data_namespace(root, p.datasets)
         for f in p.figures:
-            out = p.figure_files(f.id, root)["png"].removesuffix(".png")
-            lines.append(f"| {p.short}: {f.title} | `{key}_{f.id}` | `{p.notebook_page(f.id, root)}` | `{out}.{{pdf,png}}` |")
+            out = p.figure_files(f.id, mine)["png"].removesuffix(".png")
+            lines.append(f"| {p.short}: {f.title} | `{key}_{f.id}` | `{p.notebook_page(f.id, mine)}` | `{out}.{{pdf,png}}` |")
         audits = " and its privacy audits" if p.audits else ""
-        lines.append(f"| {p.short}: every figure, the claims{audits} | `{key}` | — | `{p.claims_file_at(root)}` |")
+        lines.append(f"| {p.short}: every figure, the claims{audits} | `{key}` | — | `{p.claims_file_at(mine)}` |")
     lines.append(f"| privacy audits of every mechanism (ε lower bounds on neighbouring inputs, each with a planted bug; "
                  f"white-box noise-law tests) and claimed vs exact (ε, δ) | `privacy_audit` | — | "
                  f"`{root}/audit/audits.csv`, `accounting.csv` |")
-    lines.append(f"| reproduction report | `report_html` | `paper/report.html.j2` | `{root}/paper/index.html` |")
+    report = _data_namespace(root, [d for p in papers.values() for d in p.datasets])
+    lines.append(f"| reproduction report | `report_html` | `paper/report.html.j2` | `{report}/paper/index.html` |")
     return "\n".join(lines)
 
 

@@ -14,18 +14,24 @@ and the paper's cost model; the workflow digests the source those modules import
 (:mod:`privopt.codedigest`) so a library change reruns exactly the jobs that use it.
 
 Paths are fixed by convention (a reader of ``results/`` needs no key).  Every result lies under the
-*namespace* of the scale that made it, ``<root>`` = ``results/<scale>`` (:func:`results_root`), so a quick
-run never overwrites or deletes a paper-scale one; run files sit further under the digest of the settings
-they read (:func:`settings_key`), so a run of another configuration never replaces (nor, failing, deletes)
-a good one, and switching a setting back finds its runs again::
+*namespace* of the scale that made it, ``results/<scale>`` (:func:`results_root`), so a quick run never
+overwrites or deletes a paper-scale one; the results of a paper that reads data sets lie further under the
+check each data set's data passed, ``<root>`` = ``results/<scale>/<data set>~<check>`` (``+``-joined in name
+order for several: :func:`data_namespace`, :meth:`Paper.namespace`; the check is the name of the data's
+folder, ``resources/<data set>/<check>/``), so results of other data never replace (nor, failing, delete)
+them, and switching the data back finds them again; a paper without data has ``<root>`` = ``results/<scale>``.
+Run files sit further under the digest of the settings they read (:func:`settings_key`), so a run of another
+configuration never replaces (nor, failing, deletes) a good one, and switching a setting back finds its runs
+again::
 
     <root>/<paper>/instances/<instance>/<file>
     <root>/<paper>/runs/<experiment>/<key>~<value>/…/settings~<digest>/seeds~<a>-<b>.parquet
     <root>/<paper>/tables/<table file>                (+ <experiment>.provenance.json: settings, sha256)
     <root>/figures/<paper>/<figure>.{pdf,png}         workflow/notebooks/<paper>_<figure>.py.ipynb
     <root>/claims/<paper>.csv                         .snakemake/report-captions/<paper>_<figure|claims>.rst
-    <root>/audit/<paper>.csv                          (the privacy audits of its mechanisms)
-    logs/<scale>/…                                    (each job's log, executed notebooks)
+    results/<scale>/audit/<paper>.csv                 (the privacy audits of its mechanisms: they read no data)
+    logs/<scale>/…                                    (each job's log, executed notebooks: under the same
+                                                       data namespace as the results, logs/<scale>/<data>/…)
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ __all__ = [
     "results_root",
     "logs_root",
     "settings_key",
+    "data_namespace",
     "RESULTS",
 ]
 
@@ -90,6 +97,31 @@ def results_root(scale: str) -> str:
 def logs_root(scale: str) -> str:
     """Where the jobs of a scale write their logs: ``logs/<scale>``."""
     return f"logs/{results_root(scale).split('/', 1)[1]}"
+
+
+_CHECK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def data_namespace(root: str, checks: Mapping[str, str]) -> str:
+    """The namespace under ``root`` of the results made from the data sets ``checks`` (data set name → the
+    check its data passed, the name of its folder ``resources/<name>/<check>/``): ``root`` itself when there
+    are none, else ``<root>/<name>~<check>``, several joined by ``+`` in name order.  Data of another check
+    gives another namespace, so their results never share a path.
+
+    >>> data_namespace("results/quick", {})
+    'results/quick'
+    >>> data_namespace("results/quick", {"uber": "sha256-8dfd591402b260e2"})
+    'results/quick/uber~sha256-8dfd591402b260e2'
+    >>> data_namespace("logs/smoke", {"uber": "canonical-e8af4b8e0c4adb58", "census": "v2"})
+    'logs/smoke/census~v2+uber~canonical-e8af4b8e0c4adb58'
+    """
+    for name, check in checks.items():
+        if not _NAME.match(name) or not isinstance(check, str) or not _CHECK.match(check):
+            raise ValueError(f"data set {name!r} with check {check!r}: a data namespace needs a word and a plain "
+                             f"folder name (letters, digits, '.', '-', '_')")
+    if not checks:
+        return root
+    return f"{root}/" + "+".join(f"{name}~{checks[name]}" for name in sorted(checks))
 
 
 def settings_key(settings: Mapping[str, Any]) -> str:
@@ -488,7 +520,17 @@ class Paper:
         return tuple(dict.fromkeys(d for i in self.instances for d in i.datasets))
 
     # ------------------------------------------------------------------ paths
-    # ``root``: the scale's namespace (:func:`results_root`); the workflow always passes it.
+    # ``root``: the paper's namespace (:meth:`namespace`: the scale's, :func:`results_root`, and the checks of
+    # the data it reads); the workflow always passes it.
+
+    def namespace(self, root: str, checks: Mapping[str, str]) -> str:
+        """Where the results of this paper lie under the scale's ``root``: :func:`data_namespace` of the
+        checks (data set name → check, for at least every data set it reads) of the data sets it reads;
+        ``root`` itself when it reads none."""
+        missing = [d for d in self.datasets if d not in checks]
+        if missing:
+            raise KeyError(f"paper {self.key} reads the data sets {missing}, whose checks are not given")
+        return data_namespace(root, {d: checks[d] for d in self.datasets})
 
     def instance_file(self, instance: str, file: str, root: str = RESULTS) -> str:
         return f"{root}/{self.key}/instances/{instance}/{file}"
@@ -562,13 +604,15 @@ class Paper:
     def audit_file(self) -> str | None:
         return self.audit_file_at()
 
-    def metadata(self, root: str = RESULTS, logs: str = "logs") -> dict[str, Any]:
+    def metadata(self, root: str = RESULTS, logs: str = "logs", audit_root: str | None = None) -> dict[str, Any]:
         """What the report shows of the paper: citation, per figure its caption, files and experiments, the
-        tables its claims (and findings) read, and the provenance record of each experiment's tables."""
+        tables its claims (and findings) read, and the provenance record of each experiment's tables
+        (``root``, ``logs``: the paper's namespaces; ``audit_root``: the scale's, where its audits lie, since
+        they read no data; default ``root``)."""
         return {
             "key": self.key, "title": self.title, "authors": self.authors, "venue": self.venue,
             "reading": self.reading_page, "short": self.short, "kind": self.kind, "datasets": list(self.datasets), "claims": self.claims_file_at(root),
-            "audit": self.audit_file_at(root),
+            "audit": self.audit_file_at(root if audit_root is None else audit_root),
             "figures": [{"id": f.id, "title": f.title, "original_caption": f.original_caption, "caption": f.caption,
                          "image": self.figure_files(f.id, root)["png"], "pdf": self.figure_files(f.id, root)["pdf"],
                          "tables": [self.table_file(stem, root) for stem in f.inputs.values()],
