@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privopt.pipeline.protocol import Claims, Experiment, Figure, Paper, Table
+from privopt.pipeline.protocol import Claims, Experiment, Figure, Instance, Paper, Table
 from privopt.pipeline.reference import ReferenceError, check_manifest, write_reference
 
 CLEAN = {"commit": "a" * 40, "dirty": False}
@@ -87,6 +87,7 @@ def test_a_part_rewrites_its_experiment_and_keeps_the_others_byte_for_byte(tmp_p
     assert [(p["experiments"], p["commit"][0], p["core_hours"]) for p in manifest["parts"]] == \
         [(["e"], "a", 1.0), (["g"], "b", 0.25)]
     assert manifest["commit"] == "b" * 40 and manifest["core_hours"] == 1.25 and manifest["run_jobs"] == 12
+    assert manifest["parts"][-1]["written"] == manifest["written"]  # the new part's date is this write's
 
 
 def test_an_experiment_rewritten_by_every_later_part_leaves_the_record_of_the_first(tmp_path, whole):
@@ -149,3 +150,24 @@ def test_a_curve_with_max_points_is_thinned_more_as_the_horizon_grows_never_at_t
         _copy_table(src, dest, table)
         assert pd.read_csv(dest)["t"].tolist() == kept, n
         assert (src.read_bytes() == dest.read_bytes()) == (n == 5)  # a short curve is copied as it is
+
+
+def test_a_part_on_the_same_data_content_is_taken_whatever_the_record_says_of_its_file_other_data_is_not(tmp_path):
+    """The data check compares content digests: the reference written before manifests kept one record per data
+    set (``data`` the record itself) and a part read from another copy of the same file are the same data."""
+    import dataclasses
+
+    paper = dataclasses.replace(_paper(), instances=(Instance("i", "m:f", ("x.parquet",), datasets=("uber",)),))
+    record = {"source": "../shared/data/u.csv.gz", "csv_sha256": "c" * 64, "fetched_sha256": "f" * 64, "records": 9}
+    folder = tmp_path / "reference" / "p"
+    tables, runs = _sources(tmp_path, ("e", "g"), 1.0)
+    write_reference(folder, paper=paper, tables=tables, verify_runs=runs, manifest={**_manifest(), "data": record})
+    tables, runs = _sources(tmp_path, ("g",), 2.0)
+    same = {"uber": {**record, "source": "/elsewhere/u.csv.gz"}}
+    write_reference(folder, paper=paper, tables=tables, verify_runs=runs, part=("g",),
+                    manifest={**_manifest(exps=("g",), commit="b"), "data": same})
+    assert check_manifest(folder)["parts"][-1]["experiments"] == ["g"]
+    other = {"uber": {**record, "csv_sha256": "d" * 64}}
+    with pytest.raises(ReferenceError, match="ran on other data than the reference's experiments e"):
+        write_reference(folder, paper=paper, tables=tables, verify_runs=runs, part=("g",),
+                        manifest={**_manifest(exps=("g",), commit="c"), "data": other})

@@ -52,7 +52,7 @@ from privopt.pipeline.provenance import file_sha256, first_changed
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
            "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
-           "verify_jobs", "RECOMPUTED", "merge_part",
+           "verify_jobs", "RECOMPUTED", "merge_part", "data_digests",
            "experiment_differences"]
 
 #: the size budget of the reference folders of all papers together (bytes)
@@ -415,6 +415,24 @@ def _part_record(manifest: Mapping[str, Any], experiments: Sequence[str]) -> dic
     return {"experiments": sorted(experiments), **{k: manifest[k] for k in PART_FIELDS if k in manifest}}
 
 
+def data_digests(data: Any) -> set[str]:
+    """The content digests in a manifest's ``data`` record (every ``*sha256`` and ``*git_blob_id`` value, at any
+    depth): what identifies the data, whatever file it was read from and however the record is laid out (one
+    record, or one per data set name).
+
+    >>> sorted(data_digests({"uber": {"source": "a.csv", "csv_sha256": "c1", "records": 9}}))
+    ['c1']
+    >>> data_digests({"source": "b.csv", "csv_sha256": "c1"}) == data_digests({"uber": {"csv_sha256": "c1"}})
+    True
+    """
+    if isinstance(data, Mapping):
+        found = {str(v) for k, v in data.items() if isinstance(v, str) and str(k).endswith(("sha256", "git_blob_id"))}
+        for v in data.values():
+            found |= data_digests(v)
+        return found
+    return set()
+
+
 def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mapping[str, Any],
                verify_runs: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Path], dict[str, str]]:
     """A reference written in parts: ``manifest`` (of a run of the experiments ``part`` only) merged with the
@@ -449,9 +467,11 @@ def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mappin
                                  f"it does not write, so one manifest could not describe both: "
                                  + "; ".join(differs[:6]) + ". Run the part with the reference's config "
                                  f"(its manifest's `config`), or write the whole reference")
-    if paper.datasets and (old.get("data") or None) != (manifest.get("data") or None):
+    if paper.datasets and data_digests(old.get("data")) != data_digests(manifest.get("data")):
         raise ReferenceError(f"{folder}: the part {list(part)} ran on other data than the reference's "
-                             f"experiments {', '.join(e.name for e in kept)} (the manifests' `data` differ)")
+                             f"experiments {', '.join(e.name for e in kept)} (the content digests of the manifests' "
+                             f"`data` differ: {sorted(data_digests(old.get('data')))} here, "
+                             f"{sorted(data_digests(manifest.get('data')))} in the part)")
     keep = {e.name for e in kept}
     tables = {t.file: folder / "tables" / t.file for e in kept for t in e.table_files
               if (folder / "tables" / t.file).is_file()}
@@ -554,6 +574,8 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
                                  f"reference budget of {MAX_BYTES:,} bytes: thin the tables")
         full = {**manifest, "paper": paper.key, "bytes": size,
                 "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "files": files}
+        if part:  # the new part's record was made before the date of this write
+            full["parts"] = [*full["parts"][:-1], {**full["parts"][-1], "written": full["written"]}]
         (stage / "manifest.json").write_text(json.dumps(full, indent=1, sort_keys=True, default=str) + "\n")
         os.chmod(stage, 0o755)
         old = folder.with_name(f".{folder.name}.old")
