@@ -490,3 +490,23 @@ def test_each_papers_reported_numbers_measure_its_committed_reference(key):
     else:
         assert measured["PCG's per-step privacy parameter ε0"].count("0.0100") == 2  # both readings
         assert set(rows) >= {"fig1", "fig2"}
+
+
+def test_a_claim_open_in_many_readings_is_one_row_of_the_first_screen_per_verdict():
+    """Chaturvedi et al.'s E.a is checked at 32 (figure, rank, accounting) readings: one row per reading put 55
+    rows of one figure on the first screen.  Now one row per claim and verdict, with the count of readings."""
+    from privopt.pipeline.report import open_claims
+
+    def row(claim, verdict, reading):
+        return {"claim": claim, "verdict": verdict, "reading": reading, "figure": "fig1", "needs": "",
+                "statement": f"{claim} statement", "measured": f"{claim} at {reading}", "threshold": "ratio > 1"}
+
+    claims = pd.DataFrame([row("E.a", NOT_REPRODUCED, "r = 10"), row("E.a", REPRODUCED, "r = 13"),
+                           row("E.a", NOT_REPRODUCED, "r = 16"), row("E.a", INCONCLUSIVE, "r = 19"),
+                           row("E.b", NOT_REPRODUCED, "r = 10"), row("E.a", NOT_REPRODUCED, "r = 22")])
+    meta = {"figures": [{"id": "fig1", "title": "Figure 1"}], "short": "P", "key": "p"}
+    rows = open_claims(meta, claims, "reference")
+    assert [(r["claim"], r["verdict"], r["reading"]) for r in rows] == [
+        ("E.a", NOT_REPRODUCED, "3 readings, e.g. r = 10"), ("E.b", NOT_REPRODUCED, "r = 10"),
+        ("E.a", INCONCLUSIVE, "r = 19")]
+    assert rows[0]["measured"] == "E.a at r = 10" and rows[0]["decide"] == "decided against its threshold: ratio > 1"

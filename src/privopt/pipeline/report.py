@@ -301,19 +301,28 @@ def open_claims(meta: Mapping[str, Any], claims: pd.DataFrame, scale: str) -> li
     """The claim rows of ``claims`` that are not reproduced or inconclusive (the reference's, or this run's
     where the paper has no reference: ``scale`` says which), not reproduced first: paper, claim, its
     figure's title and anchor, statement, measured value and what would decide it (the row's *needs*, or
-    for a decided row its threshold)."""
+    for a decided row its threshold).  A claim checked under several readings (settings, panels) with the same
+    verdict in several of them is one row: the number of readings, the first one's values as an example."""
     titles = {f["id"]: f["title"] for f in meta["figures"]}
-    rows = []
+    rows: list[dict[str, Any]] = []
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
     for verdict in (NOT_REPRODUCED, INCONCLUSIVE):
         for c in claims[claims["verdict"] == verdict].to_dict("records") if len(claims) else []:
             fid = c["figure"] if c["figure"] in titles else "other"
             needs = str(c.get("needs", "") or "")
+            same = seen.get((c["claim"], verdict))
+            if same is not None:  # the claim again, another reading with the same verdict
+                same["readings"] += 1
+                same["reading"] = f"{same['readings']} readings, e.g. {same['first_reading']}"
+                continue
             rows.append({"paper": meta["short"], "key": meta["key"], "paper_anchor": _anchor(meta["key"]), "claim": c["claim"],
                          "reading": c.get("reading", ""), "figure": titles.get(fid, "claims about no single figure"),
                          "anchor": _anchor(meta["key"], fid, "claims"), "statement": c["statement"],
                          "measured": c["measured"], "verdict": verdict, "scale": scale,
                          "decide": needs if needs else (f"decided against its threshold: {c['threshold']}"
-                                                        if verdict == NOT_REPRODUCED else "")})
+                                                        if verdict == NOT_REPRODUCED else ""),
+                         "readings": 1, "first_reading": c.get("reading", "")})
+            seen[(c["claim"], verdict)] = rows[-1]
     return rows
 
 
