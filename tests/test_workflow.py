@@ -237,6 +237,15 @@ def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     assert_same_results(one, two)
 
 
+def _put(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step (a sibling file renamed over it): the smoke run, which these tests
+    edit and put back, is read meanwhile by other workers' tests (tests/conftest.py), which must never see a
+    half-written source."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.replace(path)
+
+
 def _edit(path: Path, old: str, new: str) -> str:
     text = path.read_text()
     assert old in text, (path, old)
@@ -259,20 +268,20 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     text, stamp = nb.read_text(), nb.stat()
     doc = json.loads(text)
     doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
-    nb.write_text(json.dumps(doc, indent=1))
+    _put(nb, json.dumps(doc, indent=1))
     assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "notebook_html": 1, "report_html": 1, "all": 1}
-    nb.write_text(text)
+    _put(nb, text)
     os.utime(nb, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # Snakemake reruns a notebook by its mtime
 
     # Changing a key of one experiment in the config file reruns only that experiment's runs (and what
     # reads them); putting the file back plans nothing.
     cfg = work / "config/smoke.yaml"
     original = cfg.read_text()
-    cfg.write_text(original + "\ntoy:\n  repeat:\n    eps: 2.0\n")
+    _put(cfg, original + "\ntoy:\n  repeat:\n    eps: 2.0\n")
     jobs = planned_jobs(snakemake(work, "-n", *base))
     assert _runs(jobs) == {"toy_runs_repeat": 2 * 2}  # 2 values of k × 2 seed blocks
     assert {"toy_tables_repeat", "toy_claims"} <= set(jobs) and "toy_tables_laplace" not in jobs
-    cfg.write_text(original)
+    _put(cfg, original)
     assert planned_jobs(snakemake(work, "-n", *base)) == {}
 
 
@@ -390,12 +399,12 @@ def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs
     path = work / module
     original = path.read_text()
     try:
-        path.write_text(original + "\n# a comment and a docstring change nothing that runs\n")
+        _put(path, original + "\n# a comment and a docstring change nothing that runs\n")
         assert _runs(planned_jobs(snakemake(work, *base))) == {}
-        path.write_text(original + "\n_CODE_CHANGE = 1\n")
+        _put(path, original + "\n_CODE_CHANGE = 1\n")
         assert _runs(planned_jobs(snakemake(work, *base))) == expected
     finally:
-        path.write_text(original)
+        _put(path, original)
 
 
 @pytest.mark.slow
@@ -407,12 +416,12 @@ def test_a_plotting_edit_redraws_the_figures_and_reruns_no_experiment(smoke_runs
     path = work / "src/privopt/plotting/palette.py"
     original = path.read_text()
     try:
-        path.write_text(original + "\n_CODE_CHANGE = 1\n")
+        _put(path, original + "\n_CODE_CHANGE = 1\n")
         planned = planned_jobs(snakemake(work, *base))
         assert planned.get("toy_fig1_plot") == 1
         assert not [rule for rule in planned if "_runs_" in rule or "_tables_" in rule or rule.endswith("_claims")]
     finally:
-        path.write_text(original)
+        _put(path, original)
 
 
 @needs_subset
