@@ -71,11 +71,12 @@ def scheduling_order(groups: list[str], slow: set[str], smoke: set[str], split: 
     a stable sort, each part in collection order): ``first``, whose fixture builds the smoke run (a worker
     waits for it; the other worker meanwhile takes the groups that do not read it), then the groups with
     slow tests, the other groups, those that read the smoke run (``smoke``), and last the parts of split
-    tests (``split``, short ones that fill both workers to the end)."""
+    tests that read it (``split``: groups named by an ``xdist_group`` mark, short ones that fill both workers to
+    the end)."""
     def rank(group: str) -> int:
         if group == first:
             return 0
-        if group in split:
+        if group in split and group in smoke:
             return 4
         if group in smoke:
             return 3

@@ -237,6 +237,11 @@ def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     assert_same_results(one, two)
 
 
+#: tests that run Snakemake on a workflow copy of their own (not the smoke run): a group of their own, which the
+#: other xdist worker can take while this module's worker builds the smoke run (tests/conftest.py)
+OWN_COPY = pytest.mark.xdist_group("tests/test_workflow.py::own-copies")
+
+
 def _put(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` in one step (a sibling file renamed over it): the smoke run, which these tests
     edit and put back, is read meanwhile by other workers' tests (tests/conftest.py), which must never see a
@@ -308,6 +313,7 @@ def test_config_edits_plan_only_the_run_jobs_that_read_them(smoke_runs, tmp_path
 
 @pytest.mark.slow
 @needs_subset
+@OWN_COPY
 def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caught(tmp_path):
     """Results of another scale or another setting are never overwritten nor deleted, by a run or by a
     failed attempt; switching back plans nothing; a table changed by hand fails before anything reads it."""
@@ -425,6 +431,7 @@ def test_a_plotting_edit_redraws_the_figures_and_reruns_no_experiment(smoke_runs
 
 
 @needs_subset
+@OWN_COPY
 def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)
     key = "sha256-" + "f" * 16
@@ -445,6 +452,7 @@ def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 @needs_subset
+@OWN_COPY
 def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothing(tmp_path):
     """The data lives under the name of the check it passed: a wrong sha256, a truncated file and an
     unreachable URL (the offline default) each fail in a folder of their own, the verified subset and its
@@ -487,6 +495,7 @@ def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothi
 
 
 @needs_subset
+@OWN_COPY
 def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp_path):
     """A header and no records used to parse ('0 pickups parsed'), and the run jobs failed three rules
     later blaming a config key; now the parse refuses it, naming the file, the count and the key."""
@@ -672,6 +681,7 @@ def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_error
 
 
 @needs_subset
+@OWN_COPY
 def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path):
     """shariff2018.exp1.n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only
     sign was a dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that
@@ -729,6 +739,7 @@ def test_the_default_profile_resumes_interrupted_runs():
         assert yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())["rerun-incomplete"] is True
 
 
+@OWN_COPY
 def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
     import hashlib
 
