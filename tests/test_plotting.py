@@ -195,58 +195,95 @@ def test_text_size_at_the_report_width():
     assert pp.min_text_pt(fig) < 6
 
 
-def _tables_root(request) -> Path:
+def _tables_root(request) -> tuple[Path, bool]:
     """A finished run's results: ``$PRIVOPT_FIGURE_TABLES`` or ``results/quick`` of this checkout when there
-    is one (a developer's run), else the smoke run of the workflow tests (so CI always runs this test)."""
+    is one (a developer's run), else the smoke run of the workflow tests (so CI always runs this test); and
+    whether it is that smoke run (which draws every figure)."""
     root = Path(os.environ.get("PRIVOPT_FIGURE_TABLES", REPO / "results/quick"))
     if [*root.glob("cardoso2019/tables/rc1a.csv"), *root.glob("*~*/cardoso2019/tables/rc1a.csv")]:
-        return root
-    return request.getfixturevalue("smoke_run_two_cores") / "results" / "smoke"
+        return root, False
+    return request.getfixturevalue("smoke_run_two_cores") / "results" / "smoke", True
 
 
 WIDE = {"perezsalazar2021_f1", "perezsalazar2021_f5", "smith2013_st0"}
 
 
+def _figures() -> list[tuple[str, str]]:
+    from privopt.pipeline.registry import papers
+
+    return [(key, fig.id) for key, paper in papers().items() for fig in paper.figures]
+
+
+FIGURES = _figures()
+
+
+def test_the_palette_check_runs_every_registered_figure():
+    assert len(FIGURES) >= 20 and len(set(FIGURES)) == len(FIGURES)
+
+
+def _record_styles(folder: Path, name: str, styles: dict) -> dict:
+    """Write one figure's gid → {(colour, marker)} to ``folder`` (a write renamed into place), then read every
+    figure's written so far: gid → {frozenset of styles: [figures]}.  Each figure's test writes before it
+    reads, so of any two figures checked in the session, whichever test reads later sees both (on whatever
+    xdist worker each ran)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    part = folder / f".{name}.json.part"
+    part.write_text(json.dumps({gid: sorted(map(list, s)) for gid, s in styles.items()}))
+    part.replace(folder / f"{name}.json")
+    seen: dict = {}
+    for path in sorted(folder.glob("*.json")):
+        for gid, pairs in json.loads(path.read_text()).items():
+            seen.setdefault(gid, {}).setdefault(frozenset(map(tuple, pairs)), []).append(path.stem)
+    return seen
+
+
 @pytest.mark.slow
 @pytest.mark.reads_smoke_run
-def test_the_notebooks_keep_the_palette(tmp_path, request):
+@pytest.mark.parametrize("key, fig_id", [
+    pytest.param(k, f, id=f"{k}_{f}", marks=pytest.mark.xdist_group(f"tests/test_plotting.py::palette::{k}_{f}"))
+    for k, f in FIGURES])
+def test_the_notebooks_keep_the_palette(key, fig_id, tmp_path, request, session_dir):
     """Every figure notebook, run on a finished run's tables: no artist off the palette, one style per ε and
-    algorithm across all figures, and the wide figures' text at least 8 pt at the report's width."""
+    algorithm across all figures, and the wide figures' text at least 8 pt at the report's width.  One test per
+    figure, each its own xdist group (the notebooks take minutes in all: tests/conftest.py spreads them over
+    the workers); the styles across figures are compared through files in the session's shared folder."""
     from privopt.pipeline.config import load_config
     from privopt.pipeline.registry import papers
 
-    root = _tables_root(request)
+    root, smoke_run = _tables_root(request)
     config = load_config([] if root.name == "quick" else [REPO / f"config/{root.name}.yaml"])
-    seen: dict = {}
-    ran = 0
-    for key, paper in papers().items():
-        for fig_decl in paper.figures:
-            name = f"{key}_{fig_decl.id}"
-            # the paper's tables in the scale's namespace or in one of its data namespaces (a paper reading data
-            # lies under results/<scale>/<data set>~<check>/)
-            for space in [root, *sorted(root.glob("*~*"))]:
-                inputs = {n: paper.table_file(s, str(space)) for n, s in fig_decl.inputs.items()}
-                if all(Path(p).is_file() for p in inputs.values()):
-                    break
-            else:
-                continue
-            sm = types.SimpleNamespace(input=types.SimpleNamespace(**inputs),
-                                       params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name,
-                                                                    notebook=name), config=config,
-                                       output=types.SimpleNamespace(pdf=tmp_path / f"{name}.pdf", png=tmp_path / f"{name}.png"))
-            fig = run_cells(REPO / paper.notebook(fig_decl.id), {"snakemake": sm})["fig"]
-            assert pp.palette_problems(fig) == [], name
-            assert f"scale: {root.name}" in fig._suptitle.get_text(), name
-            if name in WIDE:
-                assert pp.min_text_pt(fig) >= 8.0, name
-            for gid, styles in _styles(fig).items():
-                seen.setdefault(gid, {}).setdefault(frozenset(styles), []).append(name)
-            plt.close("all")
-            ran += 1
-    assert ran >= 20
+    paper, fig_decl, name = papers()[key], papers()[key].figure(fig_id), f"{key}_{fig_id}"
+    # the paper's tables in the scale's namespace or in one of its data namespaces (a paper reading data lies
+    # under results/<scale>/<data set>~<check>/)
+    for space in [root, *sorted(root.glob("*~*"))]:
+        inputs = {n: paper.table_file(s, str(space)) for n, s in fig_decl.inputs.items()}
+        if all(Path(p).is_file() for p in inputs.values()):
+            break
+    missing = [p for p in inputs.values() if not Path(p).is_file()]
+    if missing and not smoke_run:  # a developer's run may lack a figure; the smoke run draws every one
+        pytest.skip(f"{name}: {missing} not in {root}")
+    assert not missing, (name, missing)
+    sm = types.SimpleNamespace(input=types.SimpleNamespace(**inputs),
+                               params=types.SimpleNamespace(**fig_decl.params(config[key]), scale=root.name,
+                                                            notebook=name), config=config,
+                               output=types.SimpleNamespace(pdf=tmp_path / f"{name}.pdf", png=tmp_path / f"{name}.png"))
+    fig = run_cells(REPO / paper.notebook(fig_decl.id), {"snakemake": sm})["fig"]
+    assert pp.palette_problems(fig) == [], name
+    assert f"scale: {root.name}" in fig._suptitle.get_text(), name
+    if name in WIDE:
+        assert pp.min_text_pt(fig) >= 8.0, name
+    seen = _record_styles(session_dir / f"palette-styles-{root.name}", name, _styles(fig))
     for gid, variants in seen.items():
         colours = {c for styles in variants for c, _ in styles}
         assert len(colours) == 1, (gid, variants)
+
+
+def test_the_styles_across_figures_are_compared_whatever_the_order(tmp_path):
+    """The record of _record_styles: two figures that give one gid two colours are caught by the later of the two."""
+    _record_styles(tmp_path, "a_f1", {"algo=X|eps=1": {("#111111", "o")}})
+    seen = _record_styles(tmp_path, "b_f2", {"algo=X|eps=1": {("#222222", "o")}, "eps=2": {("#333333", "None")}})
+    assert seen == {"algo=X|eps=1": {frozenset({("#111111", "o")}): ["a_f1"], frozenset({("#222222", "o")}): ["b_f2"]},
+                    "eps=2": {frozenset({("#333333", "None")}): ["b_f2"]}}
 
 
 def _code(nb: Path) -> str:

@@ -114,7 +114,10 @@ def _submitted_jobs(work: Path) -> dict[str, int]:
     return counts
 
 
-def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run_two_cores, tmp_path):
+@pytest.mark.reads_smoke_run
+def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, tmp_path, request):
+    """(The local run, the session's smoke run, is asked for at the end, where it is read, so that the SLURM run
+    need not wait while another worker builds it, tests/conftest.py.)"""
     work = copy_workflow(tmp_path / "wf", toy=True)
     profile = _cluster_profile(work)
     # Every table, claims file and audit of SCHEDULING_PAPERS (the run jobs go to SLURM; the figures and the
@@ -167,6 +170,7 @@ def test_smoke_pipeline_on_slurm_gives_the_local_tables(slurm_cluster, smoke_run
     # Same tables as the local run, byte for byte (CSV) or frame for frame (parquet), but for the
     # measured wall time of each run (wall_s), which no two runs share.
     on_slurm = result_files(work)
+    smoke_run_two_cores = request.getfixturevalue("smoke_run_two_cores")
     local = {rel: path for rel, path in result_files(smoke_run_two_cores).items() if of_papers(rel)}
     assert set(on_slurm) == set(local) and len(on_slurm) > 10, set(on_slurm) ^ set(local)
     assert_same_results(on_slurm, local)

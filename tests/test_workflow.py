@@ -244,6 +244,20 @@ def test_every_table_is_identical_with_one_and_two_cores(smoke_runs):
     assert_same_results(one, two)
 
 
+#: tests that run Snakemake on a workflow copy of their own (not the smoke run): a group of their own, which the
+#: other xdist worker can take while this module's worker builds the smoke run (tests/conftest.py)
+OWN_COPY = pytest.mark.xdist_group("tests/test_workflow.py::own-copies")
+
+
+def _put(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in one step (a sibling file renamed over it): the smoke run, which these tests
+    edit and put back, is read meanwhile by other workers' tests (tests/conftest.py), which must never see a
+    half-written source."""
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.replace(path)
+
+
 def _edit(path: Path, old: str, new: str) -> str:
     text = path.read_text()
     assert old in text, (path, old)
@@ -266,20 +280,20 @@ def test_second_call_has_nothing_to_do_and_edits_rerun_only_what_they_touch(smok
     text, stamp = nb.read_text(), nb.stat()
     doc = json.loads(text)
     doc["cells"][-1]["source"] = "".join(doc["cells"][-1]["source"]) + "\n# restyled\n"
-    nb.write_text(json.dumps(doc, indent=1))
+    _put(nb, json.dumps(doc, indent=1))
     assert planned_jobs(snakemake(work, "-n", *base)) == {"toy_fig1_plot": 1, "toy_notebooks_html": 1, "report_html": 1, "all": 1}
-    nb.write_text(text)
+    _put(nb, text)
     os.utime(nb, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # Snakemake reruns a notebook by its mtime
 
     # Changing a key of one experiment in the config file reruns only that experiment's runs (and what
     # reads them); putting the file back plans nothing.
     cfg = work / "config/smoke.yaml"
     original = cfg.read_text()
-    cfg.write_text(original + "\ntoy:\n  repeat:\n    eps: 2.0\n")
+    _put(cfg, original + "\ntoy:\n  repeat:\n    eps: 2.0\n")
     jobs = planned_jobs(snakemake(work, "-n", *base))
     assert _runs(jobs) == {"toy_runs_repeat": 2 * 2}  # 2 values of k × 2 seed blocks
     assert {"toy_tables_repeat", "toy_claims"} <= set(jobs) and "toy_tables_laplace" not in jobs
-    cfg.write_text(original)
+    _put(cfg, original)
     assert planned_jobs(snakemake(work, "-n", *base)) == {}
 
 
@@ -306,6 +320,7 @@ def test_config_edits_plan_only_the_run_jobs_that_read_them(smoke_runs, tmp_path
 
 @pytest.mark.slow
 @needs_subset
+@OWN_COPY
 def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caught(tmp_path):
     """Results of another scale or another setting are never overwritten nor deleted, by a run or by a
     failed attempt; switching back plans nothing; a table changed by hand fails before anything reads it."""
@@ -397,12 +412,12 @@ def test_a_library_edit_reruns_exactly_the_runs_whose_code_imports_it(smoke_runs
     path = work / module
     original = path.read_text()
     try:
-        path.write_text(original + "\n# a comment and a docstring change nothing that runs\n")
+        _put(path, original + "\n# a comment and a docstring change nothing that runs\n")
         assert _runs(planned_jobs(snakemake(work, *base))) == {}
-        path.write_text(original + "\n_CODE_CHANGE = 1\n")
+        _put(path, original + "\n_CODE_CHANGE = 1\n")
         assert _runs(planned_jobs(snakemake(work, *base))) == expected
     finally:
-        path.write_text(original)
+        _put(path, original)
 
 
 @pytest.mark.slow
@@ -414,15 +429,16 @@ def test_a_plotting_edit_redraws_the_figures_and_reruns_no_experiment(smoke_runs
     path = work / "src/privopt/plotting/palette.py"
     original = path.read_text()
     try:
-        path.write_text(original + "\n_CODE_CHANGE = 1\n")
+        _put(path, original + "\n_CODE_CHANGE = 1\n")
         planned = planned_jobs(snakemake(work, *base))
         assert planned.get("toy_fig1_plot") == 1
         assert not [rule for rule in planned if "_runs_" in rule or "_tables_" in rule or rule.endswith("_claims")]
     finally:
-        path.write_text(original)
+        _put(path, original)
 
 
 @needs_subset
+@OWN_COPY
 def test_checksum_mismatch_fails_and_leaves_no_output(tmp_path):
     work = copy_workflow(tmp_path)
     key = "sha256-" + "f" * 16
@@ -443,6 +459,7 @@ def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
 
 
 @needs_subset
+@OWN_COPY
 def test_a_failed_source_leaves_the_verified_data_and_switching_back_plans_nothing(tmp_path):
     """The data lives under the name of the check it passed: a wrong sha256, a truncated file and an
     unreachable URL (the offline default) each fail in a folder of their own, the verified subset and its
@@ -557,6 +574,7 @@ def test_results_of_other_data_lie_beside_and_switching_back_plans_nothing(tmp_p
 
 
 @needs_subset
+@OWN_COPY
 def test_a_source_with_too_few_records_fails_the_parse_naming_file_and_count(tmp_path):
     """A header and no records used to parse ('0 pickups parsed'), and the run jobs failed three rules
     later blaming a config key; now the parse refuses it, naming the file, the count and the key."""
@@ -742,6 +760,7 @@ def test_the_workflow_accepts_scientific_notation_and_names_typos_and_yaml_error
 
 
 @needs_subset
+@OWN_COPY
 def test_the_cost_guard_refuses_a_job_out_of_reach_before_any_job_runs(tmp_path):
     """shariff2018.exp1.n = n_rounds = 10^12 validated, and the job then tried to allocate 15 GiB; the only
     sign was a dry-run 'mem=3.2 TB'.  Now the dry run refuses it, naming the estimate and the key that
@@ -799,6 +818,7 @@ def test_the_default_profile_resumes_interrupted_runs():
         assert yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())["rerun-incomplete"] is True
 
 
+@OWN_COPY
 def test_malformed_csv_fails_the_parse_rule_naming_file_and_line(tmp_path):
     import hashlib
 
