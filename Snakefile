@@ -44,3 +44,9 @@ rule all:
         rules.report_html.output,
         # a reference whose manifest or a listed file is missing: its claims job fails, naming the file
         reference_broken_files(),
+
+
+onsuccess:
+    # where the report of this scale and data is (its folder is named after the data's check)
+    if Path(rules.report_html.output[0]).is_file():
+        print(f"The reproduction report: {rules.report_html.output[0]}", file=sys.stderr)
