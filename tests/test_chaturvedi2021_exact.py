@@ -179,3 +179,19 @@ def test_the_cost_is_the_figures_job_times_the_measured_factor():
     s = {**FIG1}
     assert cost.exact_job_seconds("fig1", 22, s, 30) == pytest.approx(cost.EXACT_FACTOR * cost.job_seconds("fig1", 22, s, 30))
     assert cost.exact_job_seconds("fig2", 1000, FIG2, 30) > 0
+
+
+def test_the_figure_finding_is_one_sentence_of_ranges_and_counts_per_algorithm_and_accountant():
+    """The finding listed every point (a 2,000-character paragraph in the report's findings); now per algorithm,
+    accountant and figure the ranges of the ε0 and utility ratios and where the interval lies above or below 1."""
+    from privopt.experiments.chaturvedi2021.claims import _fig12e_finding
+
+    rows = [{"family": "DPG", "accountant": "exactDP", "figure": fig, "point": x, "n": 400, "eps0_ratio": e,
+             "ratio": r, "ratio_lo": r - 0.005, "ratio_hi": r + 0.005}
+            for fig, x, e, r in (("fig1", 10, 1.83, 1.0115), ("fig1", 25, 2.89, 1.0031), ("fig2", 1000, 5.75, 0.9899),
+                                 ("fig2", 4000, 7.22, 0.9990))]
+    text = _fig12e_finding(pd.DataFrame(rows)).text
+    assert "400 paired runs per point" in text
+    assert ("DPG exactDP: Fig. 1: ε0 ×1.83–2.89, utility ×1.003–1.012 (above 1 at 1, below at 0 of 2 points), "
+            "Fig. 2: ε0 ×5.75–7.22, utility ×0.990–0.999 (above 1 at 0, below at 1 of 2 points)") in text, text
+    assert _fig12e_finding(pd.DataFrame()) is None

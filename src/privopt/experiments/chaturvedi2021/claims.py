@@ -735,18 +735,27 @@ def _fig2_finding(p: _Pivots, reading: str) -> Finding | None:
 
 
 def _fig12e_finding(t: pd.DataFrame) -> Finding | None:
-    """Figure 1–2e: per algorithm and accountant, the ε0 gain and the utility ratio with its interval, at every point."""
+    """Figure 1–2e in one sentence: per algorithm and accountant, per figure, the range of the ε0 ratio and of the
+    mean-utility ratio over the points, and at how many points the 95 % paired interval lies above or below 1
+    (every point's value is in the figure's claims)."""
     if t is None or t.empty:
         return None
+
+    def span(lo: float, hi: float, digits: int) -> str:
+        return f"{lo:.{digits}f}" if f"{lo:.{digits}f}" == f"{hi:.{digits}f}" else f"{lo:.{digits}f}–{hi:.{digits}f}"
+
     parts = []
     for (family, acc), g in t.groupby(["family", "accountant"], sort=False):
-        pts = "; ".join(f"Fig. {str(r['figure'])[3:]} {FIGURE_X.get(str(r['figure']), 'x')} = {int(r['point'])}: ε0 "
-                        f"×{r['eps0_ratio']:.2f}, utility ×{r['ratio']:.4f} [{r['ratio_lo']:.4f}, {r['ratio_hi']:.4f}]"
-                        for _, r in g.sort_values(["figure", "point"]).iterrows())
-        parts.append(f"{family} {acc} ({pts})")
+        per = []
+        for figure, f in g.groupby("figure", sort=True):
+            above, below = int((f["ratio_lo"] > 1).sum()), int((f["ratio_hi"] < 1).sum())
+            per.append(f"Fig. {str(figure)[3:]}: ε0 ×{span(f['eps0_ratio'].min(), f['eps0_ratio'].max(), 2)}, utility "
+                       f"×{span(f['ratio'].min(), f['ratio'].max(), 3)} (above 1 at {above}, below at {below} of "
+                       f"{len(f)} points)")
+        parts.append(f"{family} {acc}: " + ", ".join(per))
     return Finding(f"Figure 1–2e (beyond the paper, {int(t['n'].min())} paired runs per point): per-step ε0 from exact "
                    "composition at the paper's (ε, δ) against the paper's rules, as ε0 and mean-utility ratios (95 % "
-                   "paired bootstrap): " + " · ".join(parts) + ".", figure="fig12e")
+                   "paired bootstrap intervals): " + "; ".join(parts) + ".", figure="fig12e")
 
 
 def findings(tables: Mapping[str, pd.DataFrame], claims: pd.DataFrame, settings: Mapping[str, Any]) -> list[Finding]:
