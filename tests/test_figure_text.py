@@ -13,16 +13,17 @@ from privopt.pipeline.figure_text import displayed_pt, pdf_text_sizes, readable_
 
 
 def _figure(path, label_pt: float, note_pt: float | None = None, compress: bool = True):
-    matplotlib.rcParams["pdf.compression"] = 6 if compress else 0
-    fig, ax = plt.subplots(figsize=(6, 3))
-    ax.loglog([1, 10, 1e5], [1, 2, 3])  # tick labels 10^0 … 10^5: an exponent at 0.7 of the label's size
-    ax.tick_params(labelsize=label_pt)
-    ax.set_xlabel("T", fontsize=10)
-    if note_pt:
-        ax.text(0.5, 0.5, "note", fontsize=note_pt, transform=ax.transAxes)
-    fig.savefig(path)  # no tight box: the page is the figure, 6 × 72 pt wide
-    plt.close(fig)
-    matplotlib.rcParams["pdf.compression"] = 6
+    # matplotlib's own style whatever an earlier test of the process set (the project's theme draws minor tick
+    # labels at 8 pt: this test failed after tests/test_plotting.py in one process)
+    with plt.style.context("default"), matplotlib.rc_context({"pdf.compression": 6 if compress else 0}):
+        fig, ax = plt.subplots(figsize=(6, 3))
+        ax.loglog([1, 10, 1e5], [1, 2, 3])  # tick labels 10^0 … 10^5: an exponent at 0.7 of the label's size
+        ax.tick_params(which="both", labelsize=label_pt)
+        ax.set_xlabel("T", fontsize=10)
+        if note_pt:
+            ax.text(0.5, 0.5, "note", fontsize=note_pt, transform=ax.transAxes)
+        fig.savefig(path)  # no tight box: the page is the figure, 6 × 72 pt wide
+        plt.close(fig)
     return path
 
 
