@@ -445,7 +445,9 @@ def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mappin
     settings: the merged manifest has one config, which must describe every experiment it holds), or when the
     paper reads data sets and the part ran on other data than the reference.  The manifest keeps each part's
     provenance (``parts``: experiments, scale, commit, uncommitted changes, date, CPU, core-hours); its
-    ``commit`` and ``dirty`` are the newest part's, its ``core_hours`` and ``run_jobs`` the sum over the parts.
+    ``commit`` and ``dirty`` are the newest part's, its ``core_hours`` and ``run_jobs`` the sum over the parts (the
+    time spent: an earlier part's count still includes an experiment a later part rewrote, which its record no
+    longer lists).
     """
     names = {e.name for e in paper.experiments}
     unknown = sorted(set(part) - names)
