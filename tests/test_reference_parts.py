@@ -50,7 +50,7 @@ def _sources(tmp_path: Path, exps, value: float) -> tuple[dict, dict]:
         pd.DataFrame({"k": [3], "y": [value]}).to_csv(src / "u.csv", index=False)
         tables["u.csv"] = src / "u.csv"
     for e in exps:
-        (src / f"run_{e}.parquet").write_bytes(f"{e}{value}".encode())
+        pd.DataFrame({"experiment": [e], "y": [value]}).to_parquet(src / f"run_{e}.parquet", index=False)
         runs[f"{e}/seeds~0-1.parquet"] = src / f"run_{e}.parquet"
     return tables, runs
 
@@ -72,12 +72,14 @@ def whole(tmp_path):
 def test_a_part_rewrites_its_experiment_and_keeps_the_others_byte_for_byte(tmp_path, whole):
     folder, t_before = whole
     assert len(pd.read_csv(folder / "tables" / "t.csv")) == 5  # 8 rows thinned ×2: t = 1, 2, 4, 6, 8
+    e_run = (folder / "runs" / "e" / "seeds~0-1.parquet").read_bytes()
     made = _write(tmp_path, _manifest(exps=("g",), hours=0.25, jobs=2, commit="b"), exps=("g",), value=2.0,
                   part=("g",))
     assert (folder / "tables" / "t.csv").read_bytes() == t_before  # kept, not thinned a second time
     assert pd.read_csv(folder / "tables" / "u.csv")["y"].tolist() == [2.0]
-    assert (folder / "runs" / "e" / "seeds~0-1.parquet").read_bytes() == b"e1.0"
-    assert (folder / "runs" / "g" / "seeds~0-1.parquet").read_bytes() == b"g2.0"
+    assert (folder / "runs" / "e" / "seeds~0-1.parquet").read_bytes() == e_run  # kept byte for byte
+    assert pd.read_parquet(folder / "runs" / "e" / "seeds~0-1.parquet")["y"].tolist() == [1.0]
+    assert pd.read_parquet(folder / "runs" / "g" / "seeds~0-1.parquet")["y"].tolist() == [2.0]
     manifest = check_manifest(folder)
     assert manifest == json.loads((folder / "manifest.json").read_text()) and made["files"] == manifest["files"]
     assert manifest["code_digest"] == {"e": "e-a", "g": "g-b"}
@@ -171,3 +173,41 @@ def test_a_part_on_the_same_data_content_is_taken_whatever_the_record_says_of_it
     with pytest.raises(ReferenceError, match="ran on other data than the reference's experiments e"):
         write_reference(folder, paper=paper, tables=tables, verify_runs=runs, part=("g",),
                         manifest={**_manifest(exps=("g",), commit="c"), "data": other})
+
+
+def test_compacting_a_reference_keeps_every_value_records_the_new_digests_and_gives_bytes_back(tmp_path):
+    """A reference written before the compact parquet encoding: its parquet files re-encoded (same frames read
+    back, fewer bytes), the manifest's digests and size updated and nothing else changed, so every reader
+    still accepts it; compacting again changes no byte."""
+    import numpy as np
+
+    from privopt.pipeline.reference import compact_reference
+
+    rng = np.random.default_rng(7)
+    big = pd.DataFrame({"seed": np.repeat(np.arange(20), 500), "variant": ["a", "b"] * 5000,
+                        "t": np.tile(np.arange(500), 20), "regret": np.cumsum(rng.random(10_000)),
+                        "beta": rng.normal(size=10_000), "gap": np.nan})
+    tables, runs = _sources(tmp_path, ("e", "g"), 1.0)
+    big.to_parquet(runs["e/seeds~0-1.parquet"], index=False)  # pandas' default encoding, as before
+    write_reference(tmp_path / "reference" / "p", paper=_paper(), tables=tables, verify_runs=runs,
+                    manifest=_manifest())
+    folder = tmp_path / "reference" / "p"
+    run = folder / "runs" / "e" / "seeds~0-1.parquet"
+    # a reference of the old encoding: the run file as pandas writes it, the manifest saying so
+    big.to_parquet(run, index=False)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    from privopt.pipeline.provenance import file_sha256
+
+    manifest["files"]["runs/e/seeds~0-1.parquet"] = file_sha256(run)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    old_size = run.stat().st_size
+    before, after = compact_reference(folder)
+    assert after < before and run.stat().st_size < 0.9 * old_size
+    pd.testing.assert_frame_equal(pd.read_parquet(run), big)
+    new = check_manifest(folder)
+    assert new["bytes"] == after
+    assert {k: v for k, v in new.items() if k not in ("files", "bytes")} == \
+        {k: v for k, v in manifest.items() if k not in ("files", "bytes")}
+    snapshot = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    assert compact_reference(folder) == (after, after)
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == snapshot

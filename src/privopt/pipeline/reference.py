@@ -53,7 +53,7 @@ __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_
            "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "RECOMPUTED", "merge_part", "data_digests",
-           "experiment_differences"]
+           "experiment_differences", "compact_reference"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -391,19 +391,31 @@ def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
     return frame[frame[along].isin(keep)].reset_index(drop=True)
 
 
+def _store(src: str | os.PathLike, dest: Path) -> None:
+    """Copy a file into the reference: a parquet file re-encoded compactly (:func:`privopt.io.compact_parquet`,
+    the same values in fewer bytes; an already compact file comes out byte for byte the same), others as
+    they are."""
+    from privopt.io import compact_parquet
+
+    if str(dest).endswith(".parquet"):
+        compact_parquet(src, dest)
+    else:
+        shutil.copyfile(src, dest)
+
+
 def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
     """Copy a table into the reference, thinned as its :class:`~privopt.pipeline.protocol.Table` says."""
     if table is None or (table.thin <= 1 and table.max_points is None):
-        shutil.copyfile(src, dest)
+        _store(src, dest)
         return
     from privopt.io import read_table, write_table
 
     frame = read_table(src)
     thin = table.thin_for(frame[table.along].nunique()) if table.along in frame else 1
     if thin <= 1:
-        shutil.copyfile(src, dest)
+        _store(src, dest)
         return
-    write_table(thin_rows(frame, thin, table.along), dest, table.float_format)
+    write_table(thin_rows(frame, thin, table.along), dest, table.float_format, compact=True)
 
 
 #: what a manifest says of the run that wrote it: each part of a reference written in parts keeps these
@@ -561,12 +573,12 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
         for name, src in kept.items():  # a kept experiment's tables, already thinned
             dest = stage / "tables" / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+            _store(src, dest)
             files[f"tables/{name}"] = file_sha256(dest)
         for rel, src in verify_runs.items():
             dest = stage / "runs" / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+            _store(src, dest)
             files[f"runs/{rel}"] = file_sha256(dest)
         size = sum(p.stat().st_size for p in stage.rglob("*") if p.is_file())
         others = sum(p.stat().st_size for p in folder.parent.rglob("*") if p.is_file()
@@ -578,20 +590,51 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
                 "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "files": files}
         if part:  # the new part's record was made before the date of this write
             full["parts"] = [*full["parts"][:-1], {**full["parts"][-1], "written": full["written"]}]
-        (stage / "manifest.json").write_text(json.dumps(full, indent=1, sort_keys=True, default=str) + "\n")
-        os.chmod(stage, 0o755)
-        old = folder.with_name(f".{folder.name}.old")
-        if old.exists():
-            shutil.rmtree(old)
-        if folder.exists():
-            folder.rename(old)
-        stage.rename(folder)
-        if old.exists():
-            shutil.rmtree(old)
+        _swap_in(stage, folder, full)
         return full
     finally:
         if stage.exists():
             shutil.rmtree(stage)
+
+
+def _swap_in(stage: Path, folder: Path, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest`` into the finished ``stage`` and put it in the place of ``folder`` (the old one removed
+    only once the new one is there)."""
+    (stage / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")
+    os.chmod(stage, 0o755)
+    old = folder.with_name(f".{folder.name}.old")
+    if old.exists():
+        shutil.rmtree(old)
+    if folder.exists():
+        folder.rename(old)
+    stage.rename(folder)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def compact_reference(folder: str | os.PathLike) -> tuple[int, int]:
+    """Re-encode a written reference's parquet files compactly (:func:`_store`; the values read back
+    unchanged, checked file by file) and record their new sha256 and the folder's size in its manifest,
+    which keeps everything else.  What a reference written before the compact encoding needs to give the
+    budget its bytes back; nothing is recomputed.  Returns the folder's bytes before and after."""
+    folder = Path(folder)
+    manifest = check_manifest(folder)
+    _clean_leftovers(folder)
+    before = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and p.name != "manifest.json")
+    stage = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        files = {}
+        for rel in manifest["files"]:
+            dest = stage / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            _store(folder / rel, dest)
+            files[rel] = file_sha256(dest)
+        after = sum(p.stat().st_size for p in stage.rglob("*") if p.is_file())
+        _swap_in(stage, folder, {**manifest, "files": files, "bytes": after})
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage)
+    return before, after
 
 
 # ----------------------------------------------------------------------------- verify
