@@ -27,14 +27,16 @@ Three verdicts, decided by what the data can tell (:mod:`privopt.pipeline.claims
   "Q reading on r ∈ {…}" so a reproduced row never stands for the authors' full grid.  F1.a is arithmetic:
   ε/r falls with r, so the smallest rank run decides "every r ≥ 10".
 
-Beyond the paper, E.a (DPG) and E.b (PCG) read Figure 1–2e's ratio table (:mod:`privopt.experiments.chaturvedi2021.exact`): per (figure, point,
-accountant) the mean utility at the exact ε0 over the paper's, decided by its 95 % paired-bootstrap interval (above
-1 reproduced, below 1 not reproduced, else inconclusive, with at least MIN_SEEDS runs).
+Beyond the paper, E.a (DPG) and E.b (PCG) read Figure 1–2e's ratio table
+(:mod:`privopt.experiments.chaturvedi2021.exact`): per (figure, point, accountant) the mean utility at the exact ε0
+over the paper's, decided by its 95 % paired-bootstrap interval (above 1 reproduced, below 1 not reproduced, else
+inconclusive, with at least MIN_SEEDS runs: :func:`~privopt.pipeline.claims.ratio_outcome`).
 
 Claims that compare against a random basis (F1.e, F1.z, F2.e) give two rows per reading: against the
 sampled Random (what the paper did) and against E[Random], Random's exact expectation on each run's
 dataset (no sampling noise).  Paired differences (``"PCG - PCG_perm"`` …) are rows of the summary
-table (:mod:`privopt.experiments.chaturvedi2021.tables`).  :func:`findings` turns the diagnostics into the report's findings.
+table (:mod:`privopt.experiments.chaturvedi2021.tables`).  :func:`findings` turns the diagnostics into the report's
+findings.
 
 One module per figure, imported below in the order the claims are declared (the order of the claims table's rows):
 :mod:`.deciding` (the claim set, the authors' grids, the three-way rule and the per-reading plumbing), :mod:`.fig1`,

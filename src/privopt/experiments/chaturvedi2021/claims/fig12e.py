@@ -1,5 +1,6 @@
 """Claims E.a and E.b (Figure 1–2e, beyond the paper): the per-step ε0 of DPG and PCG from the exact composition of
-their steps at the paper's (ε, δ) against the paper's rules, read from the ratio table of :mod:`privopt.experiments.chaturvedi2021.exact`."""
+their steps at the paper's (ε, δ) against the paper's rules, read from the ratio table of
+:mod:`privopt.experiments.chaturvedi2021.exact`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
-"""The claim set of Pérez-Salazar et al., the design's constants, the three-way rule its claims are decided with
-(a seed mean with its familywise Student-t interval, a statistic with its bootstrap interval over seeds: the
-rules are in :mod:`privopt.experiments.perezsalazar2021.claims`) and the table helpers every figure's claims
-share."""
+"""The claim set of Perez-Salazar & Cummings, the design's constants, the three-way rule its claims are decided
+with and the table helpers every figure's claims share (the rules: :mod:`privopt.experiments.perezsalazar2021.claims`).
+
+A claim is decided part by part: each part is a :class:`privopt.pipeline.parts.Part`, and the parts combine by
+:func:`privopt.pipeline.parts.all_of`.  What is this paper's own is how one part is decided (:func:`_judge`): from a
+given familywise interval — a Student-t interval of a seed mean (:func:`_point`) or a percentile interval of
+bootstrap replicates over seeds (:func:`_stat`) — with the claim's tolerance band ("allow +3·SE"), where the shared
+:func:`privopt.pipeline.parts.judge` builds a normal interval from a standard error."""
 
 from __future__ import annotations
 

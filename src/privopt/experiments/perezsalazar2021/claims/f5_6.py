@@ -28,7 +28,10 @@ def _bandit_runs(tables) -> pd.DataFrame:
     ub = tables.get("uber_runs")
     if ub is not None and len(ub):
         frames.append(ub[ub["feedback"] == "bandit"])
-    return pd.concat(frames, ignore_index=True)
+    runs = pd.concat(frames, ignore_index=True)
+    if runs.empty:  # never "reproduced" on no run
+        raise Inconclusive("no bandit-feedback run", needs="the bandit-feedback runs of experiment bandit")
+    return runs
 
 
 @CLAIMS.claim("C5.1", "f5", "Lemma 2 pathwise: R_T ≤ Σ_i r_i + M for every bandit run (r_i on the frozen sets).",
@@ -37,6 +40,8 @@ def _bandit_runs(tables) -> pd.DataFrame:
 def _c51(tables, settings):
     runs = _bandit_runs(tables)
     runs = runs[runs["opt_exact"].astype(bool)]
+    if runs.empty:
+        raise Inconclusive("no bandit run with an exact optimum", needs="a bandit run with an exact optimum")
     tol = ABS_TOL + REL_TOL * runs["OPT"].abs()
     bad = int((runs["R"] > runs["sum_r"] + runs["M"] + tol).sum())
     bad_w = int((runs["R"] > runs["sum_r_weighted"] + runs["M"] + tol).sum())

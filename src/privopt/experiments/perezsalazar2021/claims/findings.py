@@ -1,4 +1,4 @@
-"""The report's findings for Pérez-Salazar et al.: what learns and what does not (Figures 2, 4c, 5), the paper's
+"""The report's findings for Perez-Salazar & Cummings: what learns and what does not (Figures 2, 4c, 5), the paper's
 tail bound (Figure 6) and where certification stops (Figure 8), all computed from the tables."""
 
 from __future__ import annotations
