@@ -387,3 +387,21 @@ def test_a_quiet_part_is_listed_only_when_it_does_not_hold():
 
     o = outcome([Part("a", True, quiet=True), Part("b", None, needs="more", quiet=True), Part("c", True)])
     assert o.measured == "b; c" and o.holds is None and o.needs == "more"
+
+
+@pytest.mark.parametrize("supports, contradicts, seeds, tested, complete, expected", [
+    (True, False, 3, False, True, True),      # below MIN_SEEDS an untested claim stands on its estimate
+    (True, False, 3, True, True, None),       # ... a tested one decides nothing
+    (False, True, 3, False, True, None),      # ... and nothing is contradicted on 3 seeds
+    (True, False, 10, True, True, True),
+    (False, True, 10, True, True, False),
+    (False, False, 10, True, True, None),     # the interval straddles
+    (True, True, 10, False, True, True),      # an estimate that meets the threshold is not contradicted
+    (True, False, 10, False, False, None),    # points the claim speaks of did not run: never reproduced
+    (False, True, 10, False, False, False),   # ... but a point that ran may contradict it
+    (True, False, 3, False, False, None),
+])
+def test_decide_seeded_is_the_three_way_rule_with_its_seeds(supports, contradicts, seeds, tested, complete, expected):
+    from privopt.pipeline.claims import decide_seeded
+
+    assert decide_seeded(supports, contradicts, seeds, tested=tested, complete=complete) is expected

@@ -58,6 +58,7 @@ __all__ = [
     "MIN_SEEDS",
     "verdict",
     "decide",
+    "decide_seeded",
     "against",
     "require_seeds",
     "require_range",
@@ -114,6 +115,27 @@ def decide(supports: bool, contradicts: bool) -> bool | None:
     if supports and contradicts:
         raise ValueError("data cannot both support and contradict a claim: check the interval")
     return True if supports else False if contradicts else None
+
+
+def decide_seeded(supports: bool, contradicts: bool, seeds: int, *, tested: bool, complete: bool = True) -> bool | None:
+    """The three-way rule with the seeds per point behind it: below :data:`MIN_SEEDS` a claim that gates on a test
+    or a standard error (``tested``) decides nothing, any other is reproduced on its estimate alone but never
+    contradicted (an interval from fewer seeds is not one); from MIN_SEEDS on, True when the data support the
+    claim, False when they contradict it without supporting it, None otherwise.  ``complete`` False: points the
+    claim speaks of did not run, so it is never reproduced (one that ran may still contradict it).
+
+    >>> decide_seeded(True, False, 3, tested=False), decide_seeded(True, False, 3, tested=True)
+    (True, None)
+    >>> decide_seeded(False, True, 3, tested=False), decide_seeded(False, True, 10, tested=False)
+    (None, False)
+    >>> [decide_seeded(s, c, 10, tested=True, complete=False) for s, c in ((True, False), (False, True))]
+    [None, False]
+    """
+    if int(seeds) < MIN_SEEDS:
+        return True if supports and not tested and complete else None
+    if contradicts and not supports:
+        return False
+    return True if supports and complete else None
 
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}

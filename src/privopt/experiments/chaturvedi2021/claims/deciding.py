@@ -11,7 +11,7 @@ import pandas as pd
 
 from privopt.experiments.chaturvedi2021.runs import EXACT_RANDOM
 from privopt.experiments.chaturvedi2021.tables import paired_name
-from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide
+from privopt.pipeline.claims import MIN_SEEDS, ClaimSet, Inconclusive, Outcome, decide_seeded
 from privopt.pipeline.claims import fmt_fixed as _fmt
 
 
@@ -65,21 +65,16 @@ EXACT_NOTE = f"against {EXACT_RANDOM}: Random's exact expectation on each run's 
 
 def _judge(supports: bool, contradicts: bool, n: int, *, tested: bool, undecided: str,
            missing: str = "") -> tuple[bool | None, str, str]:
-    """(holds, needs, note) under the module's rules: ``tested`` claims gate on an SEM (≥ MIN_SEEDS runs
-    per point to decide at all); ``contradicts`` is believed only with ≥ MIN_SEEDS runs; ``missing`` names
-    the claim's points that did not run (then it cannot be reproduced)."""
-    more = f"more runs per point (the authors ran {AUTHORS_RUNS})"
+    """(holds, needs, note) under the module's rules (:func:`~privopt.pipeline.claims.decide_seeded`): ``tested``
+    claims gate on an SEM (≥ MIN_SEEDS runs per point to decide at all); ``contradicts`` is believed only with
+    ≥ MIN_SEEDS runs; ``missing`` names the claim's points that did not run (then it cannot be reproduced)."""
+    holds = decide_seeded(bool(supports), bool(contradicts), n, tested=tested, complete=not missing)
+    if holds is not None:
+        return holds, "", ""
     if n < MIN_SEEDS:
-        note = f"{n} runs per point: too few for a standard error (≥ {MIN_SEEDS})"
-        if tested or not supports or missing:
-            return None, missing or f"≥ {MIN_SEEDS} runs per point (the authors ran {AUTHORS_RUNS})", note
-        return True, "", ""
-    if contradicts and not supports:
-        return False, "", ""
-    if missing:
-        return None, missing, ""
-    holds = decide(bool(supports), False)
-    return holds, ("" if holds else f"{more}: {undecided}"), ""
+        return (None, missing or f"≥ {MIN_SEEDS} runs per point (the authors ran {AUTHORS_RUNS})",
+                f"{n} runs per point: too few for a standard error (≥ {MIN_SEEDS})")
+    return None, missing or f"more runs per point (the authors ran {AUTHORS_RUNS}): {undecided}", ""
 
 
 def _span(run: list[int], grid, lo: float, hi: float, lo_open: bool = False, what: str = "r") -> str:
