@@ -26,6 +26,7 @@ DESCRIPTIVE: dict[str, dict[str, str]] = {
     "chaturvedi2021": {},
     "smith2013": {},
     "cardoso2019": {},
+    "perezsalazar2021": {},
 }
 #: exact checks (no sampling: power does not enter), the only claims without a power case (claim: why)
 EXACT: dict[str, dict[str, str]] = {
@@ -39,6 +40,15 @@ EXACT: dict[str, dict[str, str]] = {
     "cardoso2019": {"U1.a": "every run against its explicit bound: one run above it is a contradiction",
                     "P1.a": "reads the privacy checks' pass/VIOLATION results (their own confidence is the audit's)",
                     "P1.b": "reads the privacy checks' caught/missed results"},
+    "perezsalazar2021": {"C1.1": "Hedge's pathwise inequality on every run: one run above it is a contradiction",
+                         "C1.2": "Prop. 3's pathwise R_T ≤ Σ r_i on every run",
+                         "C5.1": "Lemma 2's pathwise R_T ≤ Σ r_i + M on every bandit run",
+                         "C5.2": "the exploration count of every run against its 5-sd band and the cap 2γT",
+                         "C6.3": "the exact tail and Hoeffding's bound are closed forms",
+                         "C8.1": "certificates are computed, not sampled",
+                         "C8.2": "exact enumeration of FI-DP's output law",
+                         "C8.3": "exact enumeration of the planted bug's output law",
+                         "C8.4": "exact and the paper's composition are computed, not sampled"},
 }
 #: labels of the inconclusive cases that come from the data's power, not from a missing table
 POWER = ("few-runs", "straddle", "prefix-runs", "points")

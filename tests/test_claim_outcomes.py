@@ -1,6 +1,6 @@
 """Every claim of Shariff & Sheffet and of Chaturvedi et al. in each of its outcomes: ``reproduced``, ``not
-reproduced`` and ``inconclusive at this scale`` (Smith & Thakurta and Rivera Cardoso & Cummings:
-``test_claim_outcomes_<paper>.py``; the shared checks: ``claim_cases.py``).
+reproduced`` and ``inconclusive at this scale`` (Smith & Thakurta, Rivera Cardoso & Cummings and Perez-Salazar &
+Cummings: ``test_claim_outcomes_<paper>.py``; the shared checks: ``claim_cases.py``).
 
 The tables are small synthetic ones built with fixed seeds; each case's numbers sit clearly on one side of
 the claim's threshold (the comments say why where it is not obvious).  "Not reproduced" cases have an

@@ -351,3 +351,57 @@ def test_require_seeds_and_range():
     with pytest.raises(Inconclusive, match=r"ran T ∈ \[10000, 100000\]") as why:
         require_range(1e4, 1e5, 1e5, 3e6)
     assert why.value.needs == "T over [100000, 3e+06]"
+
+
+@pytest.mark.parametrize("est, lo, hi, below, above", [
+    (0.8, 0.7, 0.9, True, False),      # wholly below 1
+    (1.2, 1.1, 1.3, False, True),      # wholly above 1
+    (1.05, 0.95, 1.15, None, None),    # straddles 1: either claim undecided
+])
+def test_ratio_outcome_decides_either_side_of_one(est, lo, hi, below, above):
+    """A ratio claimed below 1 (the counters against their baseline) and one claimed above 1 (Chaturvedi et al.'s
+    exact ε0 against the paper's) read the same interval in opposite directions."""
+    from privopt.pipeline.claims import ratio_outcome
+
+    assert ratio_outcome("r", est, lo, hi, 10).holds is below
+    assert ratio_outcome("r", est, lo, hi, 10, above=True).holds is above
+
+
+def test_ratio_outcome_says_what_would_decide_it():
+    from privopt.pipeline.claims import MIN_SEEDS, ratio_outcome
+
+    straddle = ratio_outcome("r", 1.05, 0.95, 1.15, 10, unit="runs", where="at this point", longer="")
+    # log-scale half-width ln(1.15/0.95)/2 = 0.0955 against the gap ln 1.05 = 0.0488: 10·(0.0955/0.0488)² = 38.3
+    assert straddle.needs == "≈ 39 runs at this point"
+    assert ratio_outcome("r", 1.05, 0.95, 1.15, 10).needs == "≈ 39 seeds at this T, or a larger T"
+    assert ratio_outcome("r", 1.0, 0.9, 1.1, 10, inseparable="another setting").needs == "another setting"
+    assert ratio_outcome("r", 1.0, 0.9, 1.1, 10).needs.startswith("a larger T (the regret does not separate")
+    few = ratio_outcome("r", 0.5, 0.4, 0.6, MIN_SEEDS - 1, unit="runs", above=True)
+    assert few.holds is None and few.measured == f"r ({MIN_SEEDS - 1} runs)" and few.needs == f"≥ {MIN_SEEDS} runs per point"
+    none = ratio_outcome("r", 1.2, math.nan, math.nan, 10, no_interval=(" (none)", "an interval"), above=True)
+    assert none.holds is None and none.measured == "r (none)" and none.needs == "an interval"
+
+
+def test_a_quiet_part_is_listed_only_when_it_does_not_hold():
+    from privopt.pipeline.parts import Part, outcome
+
+    o = outcome([Part("a", True, quiet=True), Part("b", None, needs="more", quiet=True), Part("c", True)])
+    assert o.measured == "b; c" and o.holds is None and o.needs == "more"
+
+
+@pytest.mark.parametrize("supports, contradicts, seeds, tested, complete, expected", [
+    (True, False, 3, False, True, True),      # below MIN_SEEDS an untested claim stands on its estimate
+    (True, False, 3, True, True, None),       # ... a tested one decides nothing
+    (False, True, 3, False, True, None),      # ... and nothing is contradicted on 3 seeds
+    (True, False, 10, True, True, True),
+    (False, True, 10, True, True, False),
+    (False, False, 10, True, True, None),     # the interval straddles
+    (True, True, 10, False, True, True),      # an estimate that meets the threshold is not contradicted
+    (True, False, 10, False, False, None),    # points the claim speaks of did not run: never reproduced
+    (False, True, 10, False, False, False),   # ... but a point that ran may contradict it
+    (True, False, 3, False, False, None),
+])
+def test_decide_seeded_is_the_three_way_rule_with_its_seeds(supports, contradicts, seeds, tested, complete, expected):
+    from privopt.pipeline.claims import decide_seeded
+
+    assert decide_seeded(supports, contradicts, seeds, tested=tested, complete=complete) is expected

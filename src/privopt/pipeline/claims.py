@@ -58,6 +58,7 @@ __all__ = [
     "MIN_SEEDS",
     "verdict",
     "decide",
+    "decide_seeded",
     "against",
     "require_seeds",
     "require_range",
@@ -114,6 +115,27 @@ def decide(supports: bool, contradicts: bool) -> bool | None:
     if supports and contradicts:
         raise ValueError("data cannot both support and contradict a claim: check the interval")
     return True if supports else False if contradicts else None
+
+
+def decide_seeded(supports: bool, contradicts: bool, seeds: int, *, tested: bool, complete: bool = True) -> bool | None:
+    """The three-way rule with the seeds per point behind it: below :data:`MIN_SEEDS` a claim that gates on a test
+    or a standard error (``tested``) decides nothing, any other is reproduced on its estimate alone but never
+    contradicted (an interval from fewer seeds is not one); from MIN_SEEDS on, True when the data support the
+    claim, False when they contradict it without supporting it, None otherwise.  ``complete`` False: points the
+    claim speaks of did not run, so it is never reproduced (one that ran may still contradict it).
+
+    >>> decide_seeded(True, False, 3, tested=False), decide_seeded(True, False, 3, tested=True)
+    (True, None)
+    >>> decide_seeded(False, True, 3, tested=False), decide_seeded(False, True, 10, tested=False)
+    (None, False)
+    >>> [decide_seeded(s, c, 10, tested=True, complete=False) for s, c in ((True, False), (False, True))]
+    [None, False]
+    """
+    if int(seeds) < MIN_SEEDS:
+        return True if supports and not tested and complete else None
+    if contradicts and not supports:
+        return False
+    return True if supports and complete else None
 
 
 _OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
@@ -284,27 +306,31 @@ class ClaimSet:
 
 def ratio_outcome(text: str, est: float, lo: float, hi: float, n: int, *, reading: str = "", details: str = "",
                   unit: str = "seeds", where: str = "at this T", longer: str = "a larger T",
-                  no_interval: tuple[str, str] = (" (no interval)", "a positive mean of the baseline")) -> Outcome:
-    """The outcome of "a ratio of means to a baseline lies below 1" from its paired-bootstrap interval [lo, hi]
-    over n ``unit``: reproduced when hi < 1, not reproduced when lo > 1, else inconclusive, needing about
-    N ``unit`` ``where`` (the 1/√N shrinking of the log-scale half-width until it no longer reaches 1), or, at a
-    ratio of exactly 1, ``longer`` (the counters of issue 27 against their baseline).  Without a finite interval
-    (``no_interval``: what the text adds, what would decide it) or with fewer than :data:`MIN_SEEDS` ``unit``,
-    inconclusive."""
+                  no_interval: tuple[str, str] = (" (no interval)", "a positive mean of the baseline"),
+                  above: bool = False, inseparable: str | None = None) -> Outcome:
+    """The outcome of "a ratio of means to a baseline lies below 1" (``above``: above 1) from its paired-bootstrap
+    interval [lo, hi] over n ``unit``: reproduced when the interval lies wholly on the claimed side of 1, not
+    reproduced when it lies wholly on the other, else inconclusive, needing about N ``unit`` ``where`` (the 1/√N
+    shrinking of the log-scale half-width until it no longer reaches 1) or ``longer`` (left out when empty), or,
+    at a ratio of exactly 1 (or an interval that reaches 0), ``inseparable`` (by default ``longer``, for the
+    counters of issue 27 against their baseline).  Without a finite interval (``no_interval``: what the text adds,
+    what would decide it) or with fewer than :data:`MIN_SEEDS` ``unit``, inconclusive."""
     if not all(math.isfinite(x) for x in (est, lo, hi)):
         return Outcome(text + no_interval[0], None, reading=reading, details=details, needs=no_interval[1])
     if n < MIN_SEEDS:
         return Outcome(text + f" ({n} {unit})", None, reading=reading, details=details,
                        needs=f"≥ {MIN_SEEDS} {unit} per point")
-    holds = decide(hi < 1.0, lo > 1.0)
+    holds = decide(lo > 1.0, hi < 1.0) if above else decide(hi < 1.0, lo > 1.0)
     needs = ""
     if holds is None:
         gap = abs(math.log(est)) if est > 0 else 0.0
         if gap < 1e-9 or not (lo > 0 and hi > 0):
-            needs = f"{longer} (the regret does not separate the counters here)"
+            needs = (inseparable if inseparable is not None
+                     else f"{longer} (the regret does not separate the counters here)")
         else:
             half = (math.log(hi) - math.log(lo)) / 2
-            needs = f"≈ {max(n + 1, math.ceil(n * (half / gap) ** 2))} {unit} {where}, or {longer}"
+            needs = (f"≈ {max(n + 1, math.ceil(n * (half / gap) ** 2))} {unit} {where}"
+                     + (f", or {longer}" if longer else ""))
     return Outcome(text, holds, reading=reading, details=details, needs=needs)
 
 

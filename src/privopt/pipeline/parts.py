@@ -29,13 +29,15 @@ Z95 = 1.959963984540054
 @dataclass(frozen=True)
 class Part:
     """One checked part of a claim: ``holds`` True (supports), False (contradicts), None (cannot tell);
-    ``seeds`` > 0 when more seeds per point would decide it (``approx``: a scaled estimate, not the minimum)."""
+    ``seeds`` > 0 when more seeds per point would decide it (``approx``: a scaled estimate, not the minimum);
+    a ``quiet`` part (one of many points of a claim) is listed in the measured value only when it does not hold."""
 
     text: str
     holds: bool | None
     needs: str = ""
     seeds: int = 0
     approx: bool = False
+    quiet: bool = False
 
 
 def judge(what: str, est: float, se: float, seeds: int, *, lo: float = -math.inf, hi: float = math.inf,
@@ -96,9 +98,9 @@ def all_of(parts: Sequence[Part]) -> tuple[bool | None, str]:
 
 
 def outcome(parts: Sequence[Part], **kw) -> Outcome:
-    """An :class:`Outcome` of the parts (their texts joined)."""
+    """An :class:`Outcome` of the parts (their texts joined; a quiet part's only when it does not hold)."""
     holds, needs = all_of(parts)
-    return Outcome("; ".join(p.text for p in parts), holds, needs=needs, **kw)
+    return Outcome("; ".join(p.text for p in parts if not p.quiet or p.holds is not True), holds, needs=needs, **kw)
 
 
 def loglog_fit(x, mean, sem) -> tuple[float, float]:
