@@ -47,9 +47,10 @@ def _groups(section, experiment: str, names) -> list[dict]:
 
 
 def _group_seeds(section, experiment: str, names) -> tuple[int, int]:
-    """The most runs any configured group asks (each group's job runs only its own seeds), in blocks of
-    ``seeds_per_job``."""
-    return _max_runs(section[experiment].get(g) for g in names), section["seeds_per_job"]
+    """The most runs any configured group asks (1 if none is: each group's job runs only its own seeds), in
+    blocks of ``seeds_per_job``."""
+    cfgs = [section[experiment].get(g) for g in names]
+    return max([int(c["runs"]) for c in cfgs if c is not None] or [1]), section["seeds_per_job"]
 
 
 def _fi_settings(section, point):
@@ -94,10 +95,6 @@ def _bandit_table_settings(section):
     configured) and δ."""
     b = section["bandit"]
     return {"T": b["T"], "c_gamma": b["c_gamma"], "k": b["s2"]["k"] if b.get("s2") else 2, "delta": section["delta"]}
-
-
-def _max_runs(cfgs) -> int:
-    return max([int(c["runs"]) for c in cfgs if c is not None] or [1])
 
 
 def check(section) -> None:
