@@ -249,24 +249,16 @@ class Table:
         return self.file.rsplit(".", 1)[0]
 
 
-def _one_point(section: Section) -> list[Point]:
-    return [{}]
-
-
-def _one_seed(section: Section) -> tuple[int, int]:
-    return (1, 1)
-
-
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Experiment:
     """Parameter points × seed blocks of one algorithm comparison, and how its runs become tables.
 
     * ``points(section)``: the parameter points, in order; each a dict whose keys are the path keys.
-      Default: one point without keys (an experiment without grid).
     * ``settings(section, point)``: exactly the config values one run job reads (the whitelist).
-    * ``seeds(section)``: ``(n_runs, seeds_per_job)``.  Default: ``(1, 1)``, one run.
+    * ``seeds(section)``: ``(n_runs, seeds_per_job)``.
     * Most of these only pick config values by key: :mod:`privopt.pipeline.section_readers` declares them
-      (``grid``, ``reads``, ``subsection``, ``seeds_from``); a plain function where the shape is the paper's own.
+      (``grid``, ``reads``, ``subsection``, ``seeds_from``, ``one_point``, ``one_seed``); a plain function where
+      the shape is the paper's own.
     * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs) -> {output: DataFrame}``
       with one frame per name of ``outputs`` (``{"runs": ""}``; e.g. ``"audit": ".audit"`` adds
       ``seeds~a-b.audit.parquet``); ``inputs`` maps each name of ``instances`` to its directory.
@@ -274,9 +266,9 @@ class Experiment:
       ``frames`` maps each output name to the concatenated run frames; ``table_settings(section)``
       is its whitelist; ``table_files`` the tables it writes.
     * ``cost(experiment, settings, point, n_seeds) -> seconds`` and ``data_mb(...) -> MB`` (optional): the
-      paper's cost model, called with the experiment's name (one model serves every experiment of a paper:
-      :meth:`predict_seconds`, :meth:`predict_data_mb`): the SLURM runtime, memory and job grouping of each
-      run job; without them a generic allowance is used.
+      paper's cost model, one function for all its experiments, called with the experiment's name
+      (:func:`privopt.pipeline.cost.job_seconds`, :func:`privopt.pipeline.cost.job_data_mb`): the SLURM
+      runtime, memory and job grouping of each run job; without them a generic allowance is used.
     * ``point_runs(section, point) -> n_runs`` (optional): the runs of one point where a configuration
       gives points different numbers (a reference computed in parts holds fewer runs at its dearest
       points until all are in); seeds 0…n−1 of that point, in the same blocks.  Default: ``seeds(section)[0]``.
@@ -284,30 +276,18 @@ class Experiment:
 
     name: str
     label: str
+    points: Callable[[Section], list[Point]]
     settings: Callable[[Section, Point], dict]
+    seeds: Callable[[Section], tuple[int, int]]
     run: str
     tables: str
     table_files: tuple[Table, ...]
-    points: Callable[[Section], list[Point]] = _one_point
-    seeds: Callable[[Section], tuple[int, int]] = _one_seed
     table_settings: Callable[[Section], dict] = lambda section: {}
     outputs: Mapping[str, str] = field(default_factory=lambda: {"runs": ""})
     instances: tuple[str, ...] = ()
-    cost: Callable[[str, dict, Point, int], float] | None = None
-    data_mb: Callable[[str, dict, Point, int], float] | None = None
+    cost: Callable[[dict, Point, int], float] | None = None
+    data_mb: Callable[[dict, Point, int], float] | None = None
     point_runs: Callable[[Section, Point], int] | None = None
-
-    def predict_seconds(self, settings: Mapping[str, Any], point: Point, n_seeds: int) -> float:
-        """The cost model's seconds of one run job (``cost`` called with this experiment's name)."""
-        if self.cost is None:
-            raise ValueError(f"experiment {self.name} declares no cost model")
-        return float(self.cost(self.name, settings, point, n_seeds))
-
-    def predict_data_mb(self, settings: Mapping[str, Any], point: Point, n_seeds: int) -> float:
-        """The data model's MB of one run job (``data_mb`` called with this experiment's name)."""
-        if self.data_mb is None:
-            raise ValueError(f"experiment {self.name} declares no data model")
-        return float(self.data_mb(self.name, settings, point, n_seeds))
 
     def runs_at(self, section: Section, point: Point) -> int:
         """How many runs (seeds 0…n−1) the configuration asks of ``point``."""

@@ -9,17 +9,19 @@ pick values by key; these readers say which keys, so a declaration reads as data
     points=grid(reward="exp1.rewards", d=("exp1.dims", int))  # every reward × every d, rewards outermost
     settings=reads("n", "eps", under="rc1a", also=("c_sens", "lambda_g"))
     seeds=seeds_from("rc1a.runs", "rc1a.seeds_per_job")
+    points=one_point, seeds=one_seed                          # one job, seed 0 (e.g. the privacy checks)
     params=reads("delta", eps_plot="plot.f1_eps")
 
 A *path* is a config key under the section, dotted for a key of a subsection (``"rc1a.T"`` is
-``section["rc1a"]["T"]``).  A reader returns the config's values as they are (no copy, no cast, except where
-``grid`` is given one), so it computes exactly what the hand-written function it replaces did: the settings
-digest of every run job (:func:`privopt.pipeline.protocol.settings_key`) is unchanged.  A declaration keeps a
+``section["rc1a"]["T"]``).  A reader returns the config's values as they are (no cast unless ``grid`` is given
+one; no copy but :class:`subsection`'s shallow one), so it computes what a hand-written function picking the same
+keys computes, and the settings digest of a run job (:func:`privopt.pipeline.protocol.settings_key`) with it.  A
+declaration keeps a
 plain function (named, with a docstring) where the shape is its own: a point that depends on a transformed
 value, settings that depend on the point, a default for an absent group.
 
-Each reader is a frozen dataclass: it compares equal to the same declaration, shows what it reads in its
-``repr``, and imports nothing heavy.
+The readers that take paths are frozen dataclasses: one compares equal to the same declaration and shows what it
+reads in its ``repr``.  Nothing here imports anything heavy (the workflow reads every declaration at each start).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["value_at", "grid", "reads", "subsection", "seeds_from"]
+__all__ = ["value_at", "grid", "one_point", "reads", "subsection", "seeds_from", "one_seed"]
 
 Section = Mapping[str, Any]
 
@@ -75,6 +77,12 @@ class grid:  # noqa: N801 - used as a function in declarations
         values = [[v if cast is None else cast(v) for v in value_at(section, path)] for _, path, cast in self.axes]
         names = [name for name, _, _ in self.axes]
         return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def one_point(section: Section) -> list[dict[str, Any]]:
+    """``points(section)`` of an experiment without grid: one point, with no key (its runs lie directly under
+    the experiment's folder)."""
+    return [{}]
 
 
 @dataclass(frozen=True)
@@ -139,3 +147,8 @@ class seeds_from:  # noqa: N801 - used as a function in declarations
 
     def __call__(self, section: Section) -> tuple[Any, Any]:
         return value_at(section, self.runs), value_at(section, self.per_job)
+
+
+def one_seed(section: Section) -> tuple[int, int]:
+    """``seeds(section)`` of a job that runs once (seed 0): a check or a table computed, not sampled."""
+    return (1, 1)

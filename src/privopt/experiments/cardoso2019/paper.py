@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from privopt.experiments.cardoso2019 import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
-from privopt.pipeline.section_readers import grid, reads, seeds_from, subsection
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 
 RUNS = "privopt.experiments.cardoso2019.runs"
 TABLES = "privopt.experiments.cardoso2019.tables"
@@ -42,11 +42,10 @@ BANDIT = ("rc1b", "rc2b", "rc3b")
 
 def _experiment(name) -> Experiment:
     key, keys, common = SPECS[name]
-    points = {"points": grid(**{key: (f"{name}.{key}", int)})} if key else {}  # rc3a/b: the one point (default)
     return Experiment(
         name=name,
         label=f"Rivera Cardoso & Cummings {LABELS[name]}",
-        **points,
+        points=grid(**{key: (f"{name}.{key}", int)}) if key else one_point,
         settings=reads(*keys, under=name, also=common),
         seeds=seeds_from(f"{name}.runs", f"{name}.seeds_per_job"),
         run=f"{RUNS}:{name}_job",
@@ -119,7 +118,9 @@ PAPER = Paper(
         Experiment(
             name="privacy",
             label="Rivera Cardoso & Cummings privacy checks",
+            points=one_point,
             settings=subsection("privacy"),
+            seeds=one_seed,
             run="privopt.experiments.cardoso2019.privacy:privacy_job",
             tables=f"{TABLES}:privacy_tables",
             table_files=(Table("privacy.csv", float_format="%.6g"),),

@@ -24,7 +24,7 @@ from functools import partial
 
 from privopt.experiments.perezsalazar2021 import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
-from privopt.pipeline.section_readers import reads, seeds_from
+from privopt.pipeline.section_readers import one_point, one_seed, reads, seeds_from
 
 KEY = "perezsalazar2021"
 MOD = f"privopt.experiments.{KEY}"
@@ -206,7 +206,9 @@ PAPER = Paper(
         ),
         Experiment(
             name="privacy", label="Perez-Salazar & Cummings F8 (privacy bookkeeping, T-PRIV)",
+            points=one_point,
             settings=reads("delta", group="privacy.cert", tpriv="privacy.tpriv"),
+            seeds=one_seed,
             run=f"{MOD}.runs:privacy_job", outputs={"runs": "", "tpriv": ".tpriv"},
             tables=f"{MOD}.tables:privacy_tables",
             table_files=(Table("f8_cert.csv"), Table("tpriv.csv", float_format="%.12g")),

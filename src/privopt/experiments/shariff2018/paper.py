@@ -12,7 +12,7 @@ to the paper's (ε, δ), :mod:`.exact`).  The config section is
 from __future__ import annotations
 
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
-from privopt.pipeline.section_readers import grid, reads, seeds_from, subsection
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.experiments.shariff2018 import cost
 
 RUNS = "privopt.experiments.shariff2018.runs"
@@ -109,7 +109,9 @@ PAPER = Paper(
         Experiment(
             name="fig1",
             label="Shariff & Sheffet Fig. 1 (decision set)",
+            points=one_point,
             settings=subsection("fig1"),
+            seeds=one_seed,
             run=f"{RUNS}:fig1_job",
             tables=f"{TABLES}:fig1_tables",
             table_files=(Table("fig1.csv", float_format="%.12g"),),

@@ -12,7 +12,7 @@ the same point streams.  The config section is ``smith2013`` (``workflow/schemas
 from __future__ import annotations
 
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
-from privopt.pipeline.section_readers import grid, reads, seeds_from, subsection
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.experiments.smith2013 import cost
 
 RUNS = "privopt.experiments.smith2013.runs"
@@ -117,6 +117,7 @@ PAPER = Paper(
         Experiment(
             name="st2",
             label="Smith & Thakurta ST-2 (regret vs ε)",
+            points=one_point,
             settings=reads("losses", "T", "eps", under="st2", also=COMMON),
             seeds=seeds_from("st2.runs", "st2.seeds_per_job"),
             run=f"{RUNS}:st2_job",
@@ -154,7 +155,9 @@ PAPER = Paper(
         Experiment(
             name="privacy",
             label="Smith & Thakurta privacy checks",
+            points=one_point,
             settings=subsection("privacy"),
+            seeds=one_seed,
             run="privopt.experiments.smith2013.privacy:privacy_job",
             tables=f"{TABLES}:privacy_tables",
             table_files=(Table("privacy.csv", float_format="%.6g"),),

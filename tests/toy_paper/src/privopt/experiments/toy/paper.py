@@ -9,7 +9,7 @@ It plugs into the workflow through the public mechanism alone: this package (its
 
 from privopt.experiments.toy import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
-from privopt.pipeline.section_readers import grid, reads, seeds_from
+from privopt.pipeline.section_readers import grid, one_seed, reads, seeds_from
 
 
 def check(section) -> None:
@@ -58,6 +58,7 @@ PAPER = Paper(
             label="Toy data set",
             points=lambda section: [{"eps": 1.0}],  # one fixed point, not from the config: a lambda says it best
             settings=reads(),
+            seeds=one_seed,
             run="privopt.experiments.toy.runs:data_job",
             tables="privopt.experiments.toy.runs:data_tables",
             table_files=(Table("data.csv"),),
