@@ -23,7 +23,7 @@ from privopt.pipeline.protocol import (
     seeds_of,
 )
 from privopt.pipeline import cost as run_cost
-from privopt.pipeline.protocol import settings_key
+from privopt.pipeline.protocol import ref_module, settings_key
 from privopt.pipeline.registry import papers
 from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.io import concat_tables, write_table
@@ -320,6 +320,20 @@ def test_declaring_a_paper_imports_no_algorithm():
             "print(sorted(m for m in ('numba', 'scipy', 'pandas', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=SRC.parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_no_job_s_code_includes_a_declaration_so_editing_one_reruns_nothing():
+    """A paper's declaration, its cost model and the section readers only say which jobs exist and what each
+    reads (the settings digest in its path): no run, tables, instance, claims or audit job imports them, so their
+    code is in no job's digest and rewriting a declaration whose jobs and settings stay the same reruns nothing."""
+    declarations = {"privopt.pipeline.section_readers", "privopt.pipeline.cost", "privopt.pipeline.costguard"}
+    for key, paper in papers().items():
+        roots = [ref_module(r) for e in paper.experiments for r in (e.run, e.tables)]
+        roots += [ref_module(i.build) for i in paper.instances] + [ref_module(paper.claims.evaluate)]
+        roots += [ref_module(a) for a in paper.audits]
+        mods = set(codedigest.closure(roots, SRC))
+        own = {f"privopt.experiments.{key}.paper", f"privopt.experiments.{key}.cost"}
+        assert not mods & (declarations | own), (key, sorted(mods & (declarations | own)))
 
 
 # ----------------------------------------------------------------------------- code digests

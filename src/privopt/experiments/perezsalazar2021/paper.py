@@ -54,11 +54,14 @@ def _group_seeds(section, experiment: str, names) -> tuple[int, int]:
 
 
 def _fi_settings(section, point):
+    """δ, the SYN-CLICK instance of the point's group (:data:`FI_INSTANCE`) and the group's own keys: settings that
+    depend on the point, so a plain function (as are the bandit, cont and uber ones)."""
     g = point["group"]
     return {"delta": section["delta"], "instance": section["syn"][FI_INSTANCE[g]], "group": section["fi"][g]}
 
 
 def _uber_settings(section, point):
+    """δ, the candidate grid of the box and the point's group."""
     u = section["uber"]
     return {"delta": section["delta"], "instance": {"grid": u["grid"], "radius_km": u["radius_km"]},
             "group": u[point["group"]]}
@@ -78,6 +81,7 @@ def _uber_instance_settings(section):
 
 
 def _bandit_settings(section, point):
+    """δ, the bandit keys every group shares, the instance the point's group names, and the group."""
     b = section["bandit"]
     g = b[point["group"]]
     return {"delta": section["delta"], "T": b["T"], "c_gamma": b["c_gamma"], "runs": b["runs"],
@@ -85,6 +89,7 @@ def _bandit_settings(section, point):
 
 
 def _cont_settings(section, point):
+    """δ, the main instance, Algorithm 4's shared keys and the point's group."""
     c = section["cont"]
     return {"delta": section["delta"], "instance": section["syn"]["main"], "runs": c["runs"], "c_H": c["c_H"],
             "group": c[point["group"]]}
