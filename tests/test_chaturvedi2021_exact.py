@@ -177,8 +177,13 @@ def test_the_experiment_runs_both_figures_points_and_refuses_bad_keys():
 
 def test_the_cost_is_the_figures_job_times_the_measured_factor():
     s = {**FIG1}
-    assert cost.exact_job_seconds("fig1", 22, s, 30) == pytest.approx(cost.EXACT_FACTOR * cost.job_seconds("fig1", 22, s, 30))
-    assert cost.exact_job_seconds("fig2", 1000, FIG2, 30) > 0
+    exact = {"figure": "fig1", "reading": "paper", "point": 22}
+    fig1 = cost.job_seconds("fig1", s, {"reading": "paper", "r": 22}, 30)
+    assert cost.job_seconds("exact", s, exact, 30) == pytest.approx(cost.EXACT_FACTOR * fig1)
+    assert cost.job_data_mb("exact", s, exact, 30) == cost.job_data_mb("fig1", s, {"reading": "paper", "r": 22}, 30)
+    fig2 = {"figure": "fig2", "reading": "paper", "point": 1000}
+    assert cost.job_seconds("exact", FIG2, fig2, 30) == pytest.approx(
+        cost.EXACT_FACTOR * cost.job_seconds("fig2", FIG2, {"reading": "paper", "m": 1000}, 30))
 
 
 def test_the_figure_finding_is_one_sentence_of_ranges_and_counts_per_algorithm_and_accountant():

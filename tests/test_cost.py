@@ -172,8 +172,10 @@ def test_chaturvedi_cost_grows_with_rounds_samples_data_and_seeds(figure, point,
         assert ms(fig={"m": 50}) < ms(fig={"m": 100}) < ms(fig={"m": 400})
     else:
         assert ms(point=1000) < ms(point=10000)
-    one = ch_cost.job_seconds(figure, point, {**fig, **reading}, 1)
-    assert ch_cost.job_seconds(figure, point, {**fig, **reading}, 100) == pytest.approx(100 * one)
+    at = {"reading": "paper", "r" if figure == "fig1" else "m": point}  # the experiment's point
+    one = ch_cost.job_seconds(figure, {**fig, **reading}, at, 1)
+    assert one == pytest.approx(ms() / 1000)
+    assert ch_cost.job_seconds(figure, {**fig, **reading}, at, 100) == pytest.approx(100 * one)
 
 
 # ----------------------------------------------------------------------------- every run job of every paper

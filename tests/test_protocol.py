@@ -22,7 +22,10 @@ from privopt.pipeline.protocol import (
     seed_blocks,
     seeds_of,
 )
+from privopt.pipeline import cost as run_cost
+from privopt.pipeline.protocol import ref_module, settings_key
 from privopt.pipeline.registry import papers
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.io import concat_tables, write_table
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -223,6 +226,66 @@ def test_metadata_names_what_the_report_reads():
     assert _paper(reading="docs/adding-a-paper.md").metadata()["reading"] == "docs/adding-a-paper.md"
 
 
+# ----------------------------------------------------------------------------- section readers and cost models
+
+
+SECTION = {"c_sens": 1.0, "eps": [0.5, 1.0], "seeds_per_job": 4,
+           "exp": {"T": [64.0, 256], "gaps": [0.0, 0.1], "readings": {"paper": {"s": 1}, "code": {"s": 2}},
+                   "eps": [0.1, 1.0], "runs": 10, "privacy": {"samples": 5}}}
+
+
+def test_a_grid_is_the_product_of_its_lists_first_key_outermost_and_cast():
+    points = grid(reading="exp.readings", T=("exp.T", int))(SECTION)
+    assert points == [{"reading": "paper", "T": 64}, {"reading": "paper", "T": 256},
+                      {"reading": "code", "T": 64}, {"reading": "code", "T": 256}]
+    assert all(type(p["T"]) is int for p in points)  # 64.0 in the config: the path says 64, not 64.0
+    assert grid(gap=("exp.gaps", float))(SECTION) == [{"gap": 0.0}, {"gap": 0.1}]
+    assert grid(T="exp.T", gap="exp.gaps")({"exp": {"T": [], "gaps": [0.0]}}) == []
+    with pytest.raises(KeyError, match="'exp.dims'"):
+        grid(d="exp.dims")(SECTION)
+
+
+def test_a_whitelist_reads_the_config_s_own_values_under_their_names():
+    got = reads("eps", "runs", under="exp", also=("c_sens", "seeds_per_job"))(SECTION, {"T": 64})
+    assert got == {"c_sens": 1.0, "seeds_per_job": 4, "eps": [0.1, 1.0], "runs": 10}
+    assert list(got) == ["c_sens", "seeds_per_job", "eps", "runs"]  # the top-level keys first
+    assert got["eps"] is SECTION["exp"]["eps"]  # the value itself: what a hand-written whitelist returned
+    # the digest of the run folder is that of the same dict written by hand
+    assert settings_key(got) == settings_key({"c_sens": 1.0, "seeds_per_job": 4, "eps": [0.1, 1.0], "runs": 10})
+    assert reads("c_sens", top_eps="eps", exp=reads("runs", under="exp"))(SECTION) == {
+        "c_sens": 1.0, "top_eps": [0.5, 1.0], "exp": {"runs": 10}}
+    with pytest.raises(ValueError, match="same setting name"):
+        reads("eps", "exp.eps")
+    copied = subsection("exp.privacy")(SECTION, {})
+    copied["samples"] = 6
+    assert copied == {"samples": 6} and SECTION["exp"]["privacy"] == {"samples": 5}
+    assert seeds_from("exp.runs", "seeds_per_job")(SECTION) == (10, 4)
+
+
+def test_an_experiment_without_grid_or_seeds_is_one_job_of_one_seed():
+    exp = Experiment(name="e", label="E", points=one_point, settings=reads(), seeds=one_seed, run="m:f", tables="m:f",
+                     table_files=(Table("t.csv"),))
+    paper = _paper(experiments=(exp,), figures=(Figure("fig1", "F", "C", {"table": "t"}),), claims=Claims("m:f", ("t",)))
+    assert [(j.point, j.block) for j in paper.run_jobs({})] == [({}, "0-0")]
+    assert paper.run_file("e", {}, "0-0", settings=settings_key(exp.settings({}, {}))).endswith(
+        "/runs/e/settings~44136fa355b3/seeds~0-0.parquet")
+
+
+def test_one_cost_model_prices_every_experiment_of_a_paper_by_its_name():
+    calls = []
+
+    def model(experiment, settings, point, n_seeds):
+        calls.append((experiment, dict(settings), dict(point), n_seeds))
+        return {"a": 1.0, "b": 5.0}[experiment] * n_seeds
+
+    a, b = (_experiment(name=n, cost=model, data_mb=model) for n in ("a", "b"))
+    section = {"xs": [1], "k": 3, "runs": 2, "per_job": 2}
+    assert run_cost.job_seconds(a, section, {"x": 1}, 2) == 2.0 and run_cost.job_seconds(b, section, {"x": 1}, 2) == 10.0
+    assert run_cost.job_data_mb(b, section, {"x": 1}, 3) == 15.0
+    assert calls[0] == ("a", {"k": 3}, {"x": 1}, 2)
+    assert run_cost.job_seconds(_experiment(), section, {"x": 1}, 2) == run_cost.FALLBACK_SECONDS
+
+
 # ----------------------------------------------------------------------------- the registry
 
 
@@ -257,6 +320,20 @@ def test_declaring_a_paper_imports_no_algorithm():
             "print(sorted(m for m in ('numba', 'scipy', 'pandas', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=SRC.parent)
     assert out.stdout.strip() == "[]"
+
+
+def test_no_job_s_code_includes_a_declaration_so_editing_one_reruns_nothing():
+    """A paper's declaration, its cost model and the section readers only say which jobs exist and what each
+    reads (the settings digest in its path): no run, tables, instance, claims or audit job imports them, so their
+    code is in no job's digest and rewriting a declaration whose jobs and settings stay the same reruns nothing."""
+    declarations = {"privopt.pipeline.section_readers", "privopt.pipeline.cost", "privopt.pipeline.costguard"}
+    for key, paper in papers().items():
+        roots = [ref_module(r) for e in paper.experiments for r in (e.run, e.tables)]
+        roots += [ref_module(i.build) for i in paper.instances] + [ref_module(paper.claims.evaluate)]
+        roots += [ref_module(a) for a in paper.audits]
+        mods = set(codedigest.closure(roots, SRC))
+        own = {f"privopt.experiments.{key}.paper", f"privopt.experiments.{key}.cost"}
+        assert not mods & (declarations | own), (key, sorted(mods & (declarations | own)))
 
 
 # ----------------------------------------------------------------------------- code digests

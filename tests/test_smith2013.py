@@ -367,7 +367,7 @@ def test_declaration_checks_and_jobs():
     assert sum(j.experiment == "st0" for j in jobs) == len(section["st0"]["d"])  # all trees of a d in one job
     for exp in PAPER.experiments:
         for point in exp.points(section):
-            assert exp.cost(exp.settings(section, point), point, 3) > 0
+            assert exp.cost(exp.name, exp.settings(section, point), point, 3) > 0
     assert sum(j.experiment == "st0c" for j in jobs) == 2  # one job per guarantee, all draws in it
     assert sum(j.experiment == "st1c" for j in jobs) == len(section["st1c"]["T"])  # one job per T (10 seeds a job)
     with pytest.raises(ConfigError, match="smith2013.st1c.counters"):

@@ -256,13 +256,18 @@ class Experiment:
     * ``points(section)``: the parameter points, in order; each a dict whose keys are the path keys.
     * ``settings(section, point)``: exactly the config values one run job reads (the whitelist).
     * ``seeds(section)``: ``(n_runs, seeds_per_job)``.
+    * Most of these only pick config values by key: :mod:`privopt.pipeline.section_readers` declares them
+      (``grid``, ``reads``, ``subsection``, ``seeds_from``, ``one_point``, ``one_seed``); a plain function where
+      the shape is the paper's own.
     * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs) -> {output: DataFrame}``
       with one frame per name of ``outputs`` (``{"runs": ""}``; e.g. ``"audit": ".audit"`` adds
       ``seeds~a-b.audit.parquet``); ``inputs`` maps each name of ``instances`` to its directory.
     * ``tables``: ``"module:function"``, ``tables(frames, settings) -> {table stem: DataFrame}`` where
       ``frames`` maps each output name to the concatenated run frames; ``table_settings(section)``
       is its whitelist; ``table_files`` the tables it writes.
-    * ``cost(settings, point, n_seeds) -> seconds`` and ``data_mb(...)`` (optional): the SLURM
+    * ``cost(experiment, settings, point, n_seeds) -> seconds`` and ``data_mb(...) -> MB`` (optional): the
+      paper's cost model, one function for all its experiments, called with the experiment's name
+      (:func:`privopt.pipeline.cost.job_seconds`, :func:`privopt.pipeline.cost.job_data_mb`): the SLURM
       runtime, memory and job grouping of each run job; without them a generic allowance is used.
     * ``point_runs(section, point) -> n_runs`` (optional): the runs of one point where a configuration
       gives points different numbers (a reference computed in parts holds fewer runs at its dearest

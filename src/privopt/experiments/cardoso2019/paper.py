@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from privopt.experiments.cardoso2019 import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 
 RUNS = "privopt.experiments.cardoso2019.runs"
 TABLES = "privopt.experiments.cardoso2019.tables"
@@ -30,6 +31,8 @@ SPECS = {
     "rc3b": (None, ("n", "T", "eps"), ("c_sens", "lambda_g")),
     "rc4": ("T", ("n", "eps"), ("c_sens",)),
 }
+#: the top-level keys of the regret experiments, their figures and claims
+COMMON = ("c_sens", "lambda_g")
 LABELS = {"rc1a": "RC-1a (SubmodPFTAL regret vs T)", "rc1b": "RC-1b (BanditSubmodPFTAL regret vs T)",
           "rc2a": "RC-2a (SubmodPFTAL regret vs n)", "rc2b": "RC-2b (BanditSubmodPFTAL regret vs n)",
           "rc3a": "RC-3a (SubmodPFTAL excess regret vs ε)", "rc3b": "RC-3b (BanditSubmodPFTAL excess regret vs ε)",
@@ -37,49 +40,21 @@ LABELS = {"rc1a": "RC-1a (SubmodPFTAL regret vs T)", "rc1b": "RC-1b (BanditSubmo
 BANDIT = ("rc1b", "rc2b", "rc3b")
 
 
-def _points(name):
-    key = SPECS[name][0]
-    if key is None:
-        return lambda section: [{}]
-    return lambda section: [{key: int(v)} for v in section[name][key]]
-
-
-def _reads(name):
-    _, keys, common = SPECS[name]
-    return lambda section, point: {**{k: section[k] for k in common}, **{k: section[name][k] for k in keys}}
-
-
 def _experiment(name) -> Experiment:
+    """The regret experiment ``name`` of :data:`SPECS` (seven of one shape: a loop, not seven declarations)."""
+    key, keys, common = SPECS[name]
     return Experiment(
         name=name,
         label=f"Rivera Cardoso & Cummings {LABELS[name]}",
-        points=_points(name),
-        settings=_reads(name),
-        seeds=lambda section: (section[name]["runs"], section[name]["seeds_per_job"]),
+        points=grid(**{key: (f"{name}.{key}", int)}) if key else one_point,
+        settings=reads(*keys, under=name, also=common),
+        seeds=seeds_from(f"{name}.runs", f"{name}.seeds_per_job"),
         run=f"{RUNS}:{name}_job",
         instances=("cells",),
         tables=f"{TABLES}:{name}_tables",
         table_files=(Table(f"{name}.csv"), Table(f"{name}_fit.csv"), Table(f"{name}_runs.parquet")),
-        cost=lambda settings, point, n: cost.job_seconds(name, settings, point, n),
-        data_mb=lambda settings, point, n: cost.job_data_mb(name, settings, point, n),
-    )
-
-
-def _rc1c() -> Experiment:
-    """RC-1c (beyond the paper): SubmodPFTAL with each continual counter, one job per T and seed block."""
-    return Experiment(
-        name="rc1c",
-        label="Rivera Cardoso & Cummings RC-1c (SubmodPFTAL regret per continual counter, beyond the paper)",
-        points=lambda section: [{"T": int(v)} for v in section["rc1c"]["T"]],
-        settings=lambda section, point: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"],
-                                         **{k: section["rc1c"][k] for k in ("n", "eps", "counters")}},
-        seeds=lambda section: (section["rc1c"]["runs"], section["rc1c"]["seeds_per_job"]),
-        run=f"{COUNTERS}:rc1c_job",
-        instances=("cells",),
-        tables=f"{COUNTERS}:rc1c_tables",
-        table_files=(Table("rc1c.csv"), Table("rc1c_runs.parquet")),
-        cost=lambda settings, point, n: cost.job_seconds("rc1c", settings, point, n),
-        data_mb=lambda settings, point, n: cost.job_data_mb("rc1c", settings, point, n),
+        cost=cost.job_seconds,
+        data_mb=cost.job_data_mb,
     )
 
 
@@ -123,17 +98,29 @@ PAPER = Paper(
     ),
     experiments=(
         *(_experiment(name) for name in SPECS),
-        _rc1c(),
+        Experiment(  # RC-1c (beyond the paper): SubmodPFTAL with each continual counter, one job per T and seed block
+            name="rc1c",
+            label="Rivera Cardoso & Cummings RC-1c (SubmodPFTAL regret per continual counter, beyond the paper)",
+            points=grid(T=("rc1c.T", int)),
+            settings=reads("n", "eps", "counters", under="rc1c", also=COMMON),
+            seeds=seeds_from("rc1c.runs", "rc1c.seeds_per_job"),
+            run=f"{COUNTERS}:rc1c_job",
+            instances=("cells",),
+            tables=f"{COUNTERS}:rc1c_tables",
+            table_files=(Table("rc1c.csv"), Table("rc1c_runs.parquet")),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
+        ),
         Experiment(
             name="privacy",
             label="Rivera Cardoso & Cummings privacy checks",
-            points=lambda section: [{}],
-            settings=lambda section, point: dict(section["privacy"]),
-            seeds=lambda section: (1, 1),
+            points=one_point,
+            settings=subsection("privacy"),
+            seeds=one_seed,
             run="privopt.experiments.cardoso2019.privacy:privacy_job",
             tables=f"{TABLES}:privacy_tables",
             table_files=(Table("privacy.csv", float_format="%.6g"),),
-            cost=lambda settings, point, n: cost.job_seconds("privacy", settings, point, n),
+            cost=cost.job_seconds,
         ),
     ),
     figures=(
@@ -149,7 +136,7 @@ PAPER = Paper(
                         'flatten; the theorems are upper bounds (their explicit values exceed the measured regret by 10²× '
                         'or more: claim U1.a).  Claims RC1.a, RC1.b, U1.a, U2.a.'),
                inputs={"full": "rc1a", "bandit": "rc1b"},
-               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+               params=reads(*COMMON)),
         Figure("rc1c", title="RC-1c (new, beyond the paper) — SubmodPFTAL's regret with each continual counter",
                original_caption=NEW.format(fig="RC-1c", what="what modern continual counting (issue 27) buys "
                                            "SubmodPFTAL at the same ε-DP guarantee (beyond the paper)"),
@@ -164,7 +151,7 @@ PAPER = Paper(
                         "of the mean.  (b) Ratio of each counter's mean regret to the tree's at the same (ε, T), with "
                         "its 95 % paired bootstrap interval over seeds.  Claims RC1c.a–b."),
                inputs={"table": "rc1c"},
-               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+               params=reads(*COMMON)),
         Figure("rc2", title="RC-2 (new) — regret versus the number of cells n",
                original_caption=NEW.format(fig="RC-2", what="the n^3/2 dependence of Thm 7 and Thm 9"),
                caption=("Rivera Cardoso & Cummings (2018), new figure RC-2: this figure illustrates the paper's theorems "
@@ -173,7 +160,7 @@ PAPER = Paper(
                         'max(n)⁴ so that γ ≤ 1); the dashed guide has slope 3/2, the n^3/2 of Thm 7 and 9 (an upper '
                         'bound).  Claim RC2.a.'),
                inputs={"full": "rc2a", "bandit": "rc2b"},
-               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+               params=reads(*COMMON)),
         Figure("rc3", title="RC-3 (new) — excess regret versus ε",
                original_caption=NEW.format(fig="RC-3", what="the 1/ε dependence of Thm 7 and Thm 9"),
                caption=("Rivera Cardoso & Cummings (2018), new figure RC-3: this figure illustrates the paper's theorems "
@@ -182,7 +169,7 @@ PAPER = Paper(
                         'SubmodPFTAL, n = 8; (b) BanditSubmodPFTAL, n = 4.  The dashed guide has slope −1 (the 1/ε of Thm '
                         '7 and 9); the dotted line is the non-private regret.  Claim RC3.a.'),
                inputs={"full": "rc3a", "bandit": "rc3b"},
-               params=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]}),
+               params=reads(*COMMON)),
         Figure("rc4", title="RC-4 (new) — the √T regime on RC-ZERO",
                original_caption=NEW.format(fig="RC-4", what="that the √T rate of Thm 7 cannot be avoided"),
                caption=("Rivera Cardoso & Cummings (2018), new figure RC-4: this figure illustrates the paper's theorems "
@@ -190,13 +177,13 @@ PAPER = Paper(
                         'with q̄ the mean cell shares) every fixed set has expected loss 0, so regret = −min_S Σ f_t(S) ≈ '
                         'Θ(√T) for every ε and for the non-private learner: the √T rate that no algorithm avoids, which '
                         'the stochastic RC-MRF curves of RC-1 do not show.  Claim RC4.a.'),
-               inputs={"table": "rc4"}, params=lambda section: {"c_sens": section["c_sens"]}),
+               inputs={"table": "rc4"}, params=reads("c_sens")),
     ),
     claims=Claims(
         evaluate="privopt.experiments.cardoso2019.claims:evaluate",
         inputs=("rc1a", "rc1b", "rc2a", "rc2b", "rc3a", "rc3b", "rc4", "rc1a_runs", "rc1b_runs", "rc2a_runs",
                 "rc2b_runs", "rc3a_runs", "rc3b_runs", "rc4_runs", "privacy", "rc1c"),
-        settings=lambda section: {"c_sens": section["c_sens"], "lambda_g": section["lambda_g"]},
+        settings=reads(*COMMON),
         caption=('The checkable claims for Rivera Cardoso & Cummings (docs/papers/cardoso2019.md, reading R11: '
                  'C-RC1a = RC1.a, C-RC1b = RC1.b, C-RC2 = RC2.a, C-RC3 = RC3.a, C-RC4 = RC4.a, C-U1 = U1.a, C-U2 = '
                  "U2.a) and the privacy checks (P1.a: no violation found by the audit of BanditSubmodPFTAL's "

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "EXACT_FACTOR", "ms_per_run", "job_seconds",
-           "exact_job_seconds", "job_data_mb", "summary"]
+__all__ = ["ANCHOR_MS", "ANCHOR_SETTINGS", "SHAPE_MEASURED", "EXACT_FACTOR", "ms_per_run", "figure_point", "job_seconds",
+           "job_data_mb", "summary"]
 
 #: README "Runtimes": 100 s / 2400 runs (Fig. 1 paper reading), 53 s / 2400 runs (authors'-code
 #: reading), 77 s / 4000 runs (Fig. 2); measured 2026-11-22 on the 2-core build machine
@@ -97,8 +97,7 @@ def ms_per_run(figure: str, point: int, settings: Mapping) -> float:
     return _SCALE[kind] * _shape(kind, int(point), m, int(settings["s"]), int(settings["rounds"]))
 
 
-def job_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
-    """Predicted seconds of one run job (a block of ``n_seeds`` runs at one point of one reading)."""
+def _figure_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
     return int(n_seeds) * ms_per_run(figure, point, settings) / 1000.0
 
 
@@ -110,17 +109,31 @@ EXACT_MEASURED = ("2026-11-27, 2-core build machine, warm numba cache; CPU s of 
                   "(each exact block includes its ε0 searches, about 0.08 s)")
 
 
-def exact_job_seconds(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
-    """Predicted seconds of one Figure 1–2e run job: :data:`EXACT_FACTOR` × the same figure's job at the point."""
-    return EXACT_FACTOR * job_seconds(figure, point, settings, n_seeds)
+def figure_point(experiment: str, point: Mapping) -> tuple[str, int]:
+    """The figure whose run a job of ``experiment`` makes and its x value: r of Figure 1 (``{"reading", "r"}``),
+    m of Figure 2 (``{"reading", "m"}``); ``exact`` runs either (``{"figure", "reading", "point"}``)."""
+    if experiment == "exact":
+        return point["figure"], int(point["point"])
+    if experiment in ("fig1", "fig2"):
+        return experiment, int(point["r" if experiment == "fig1" else "m"])
+    raise ValueError(f"unknown experiment {experiment!r}")
 
 
-def job_data_mb(figure: str, point: int, settings: Mapping, n_seeds: int) -> float:
+def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+    """Predicted seconds of one run job (a block of ``n_seeds`` runs at one point of one reading); a Figure 1–2e
+    job (``exact``): :data:`EXACT_FACTOR` × the same figure's job at the point."""
+    figure, x = figure_point(experiment, point)
+    seconds = _figure_seconds(figure, x, settings, n_seeds)
+    return EXACT_FACTOR * seconds if experiment == "exact" else seconds
+
+
+def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds: pool and candidates, distances, the proxy's per-sample minima."""
+    figure, x = figure_point(experiment, point)
     if figure == "fig1":
-        n, m, r = 20 + int(settings.get("n_copies", 80)), int(settings["m"]), int(point)
+        n, m, r = 20 + int(settings.get("n_copies", 80)), int(settings["m"]), x
     else:
-        n, m, r = 3, int(point), 2
+        n, m, r = 3, x, 2
     s, rounds = int(settings["s"]), int(settings["rounds"])
     sampled = settings["pcg_scores"] == "G"
     floats = n * m + (s * m if sampled and figure == "fig1" else 0) + s * n + rounds * r * (n + r)

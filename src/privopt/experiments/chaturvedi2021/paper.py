@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from privopt.experiments.chaturvedi2021 import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.section_readers import grid, reads, seeds_from
 
 #: config keys of the section every run of both figures reads
 COMMON = ("eps", "delta_exponent", "delta")
@@ -17,29 +18,24 @@ COMMON = ("eps", "delta_exponent", "delta")
 GRID_POINTS = 20
 
 
-def _fig1_points(section):
-    fig = section["fig1"]
-    return [{"reading": reading, "r": int(r)} for reading in fig["readings"] for r in fig["ranks"]]
-
-
-def _fig2_points(section):
-    fig = section["fig2"]
-    return [{"reading": reading, "m": int(m)} for reading in fig["readings"] for m in fig["ms"]]
-
-
 def _fig1_settings(section, point):
+    """The common keys, Figure 1's, and the algorithm settings of the point's reading (point-dependent: a plain
+    function)."""
     fig = section["fig1"]
     return {**{k: section[k] for k in COMMON}, "m": fig["m"], "n_copies": fig["n_copies"],
             "runs_per_dataset": fig["runs_per_dataset"], **fig["readings"][point["reading"]]}
 
 
 def _fig2_settings(section, point):
+    """The common keys, Figure 2's, and the algorithm settings of the point's reading."""
     fig = section["fig2"]
     return {**{k: section[k] for k in COMMON}, "runs_per_dataset": fig["runs_per_dataset"],
             **fig["readings"][point["reading"]]}
 
 
 def _exact_points(section):
+    """Figure 1's ranks, then Figure 2's m, at one reading: a point names its figure (a grid of two lists would pair
+    every rank with every m)."""
     ex = section["exact"]
     return ([{"figure": "fig1", "reading": ex["reading"], "point": int(r)} for r in ex["ranks"]]
             + [{"figure": "fig2", "reading": ex["reading"], "point": int(m)} for m in ex["ms"]])
@@ -94,41 +90,41 @@ PAPER = Paper(
         Experiment(
             name="fig1",
             label="Chaturvedi et al. Fig. 1 (all readings)",
-            points=_fig1_points,
+            points=grid(reading="fig1.readings", r=("fig1.ranks", int)),
             settings=_fig1_settings,
-            seeds=lambda section: (section["fig1"]["n_runs"], section["seeds_per_job"]),
+            seeds=seeds_from("fig1.n_runs", "seeds_per_job"),
             run="privopt.experiments.chaturvedi2021.runs:run_job",
             instances=("fig1",),
             tables="privopt.experiments.chaturvedi2021.tables:fig1_tables",
             table_files=(Table("fig1.csv"), Table("fig1_runs.parquet")),
-            cost=lambda settings, point, n: cost.job_seconds("fig1", point["r"], settings, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("fig1", point["r"], settings, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="fig2",
             label="Chaturvedi et al. Fig. 2",
-            points=_fig2_points,
+            points=grid(reading="fig2.readings", m=("fig2.ms", int)),
             settings=_fig2_settings,
-            seeds=lambda section: (section["fig2"]["n_runs"], section["seeds_per_job"]),
+            seeds=seeds_from("fig2.n_runs", "seeds_per_job"),
             run="privopt.experiments.chaturvedi2021.runs:run_job",
             instances=("fig2",),
             tables="privopt.experiments.chaturvedi2021.tables:fig2_tables",
             table_files=(Table("fig2.csv"), Table("fig2_runs.parquet")),
-            cost=lambda settings, point, n: cost.job_seconds("fig2", point["m"], settings, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("fig2", point["m"], settings, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="exact",
             label="Chaturvedi et al. Fig. 1–2e (ε0 from exact composition, beyond the paper)",
             points=_exact_points,
             settings=_exact_settings,
-            seeds=lambda section: (section["exact"]["n_runs"], section["exact"]["seeds_per_job"]),
+            seeds=seeds_from("exact.n_runs", "exact.seeds_per_job"),
             run="privopt.experiments.chaturvedi2021.exact:exact_job",
             instances=("fig1", "fig2"),
             tables="privopt.experiments.chaturvedi2021.exact:exact_tables",
             table_files=(Table("fig12e.csv"), Table("fig12e_ratio.csv"), Table("fig12e_runs.parquet")),
-            cost=lambda settings, point, n: cost.exact_job_seconds(point["figure"], point["point"], settings, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb(point["figure"], point["point"], settings, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
     ),
     figures=(
@@ -145,7 +141,7 @@ PAPER = Paper(
                         'roundings pair elements in index order; the grid points are elements 0–19), and E[Random], the '
                         "exact expected utility of a uniform basis on each run's dataset."),
                inputs={"table": "fig1"},
-               params=lambda section: {"plot_reading": section["fig1"]["plot_reading"], "eps": section["eps"]}),
+               params=reads("fig1.plot_reading", "eps")),
         Figure("fig2", title="Figure 2 — utility versus number of data, ε = 0.1",
                original_caption="Empirical performance of PCG and DPG under the partition matroid constraint.",
                caption=('Chaturvedi et al. (2021), Figure 2: mean utility/m versus dataset size m under the partition '
@@ -154,7 +150,7 @@ PAPER = Paper(
                         'are diagnostics, not in the paper: a sampled Random basis, its exact expectation E[Random] on '
                         "each run's dataset, and PCG with ε0 = 0 (never reads the data)."),
                inputs={"table": "fig2"},
-               params=lambda section: {"plot_reading": section["fig2"]["plot_reading"], "eps": section["eps"]}),
+               params=reads("fig2.plot_reading", "eps")),
         Figure("fig12e", title="Figure 1–2e (new, beyond the paper) — DPG and PCG with ε0 from exact composition",
                original_caption=("(none: a new figure beside Figures 1 and 2, issue 39: what exact privacy accounting "
                                  "buys DPG and PCG at the paper's own (ε, δ))"),
@@ -176,8 +172,7 @@ PAPER = Paper(
     claims=Claims(
         evaluate="privopt.experiments.chaturvedi2021.claims:evaluate",
         inputs=("fig1", "fig2", "fig12e_ratio"),
-        settings=lambda section: {"eps": section["eps"], "m": section["fig1"]["m"],
-                                  "delta_exponent": section["delta_exponent"], "delta": section["delta"]},
+        settings=reads("eps", "fig1.m", "delta_exponent", "delta"),
         caption=('The claims of Chaturvedi et al. about Figures 1 and 2, each evaluated from the regenerated '
                  'tables: measured value, threshold and verdict (reproduced / not reproduced / not evaluated), per '
                  'reading (claims that compare against Random also against its exact expectation E[Random], as a '

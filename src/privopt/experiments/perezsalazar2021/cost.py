@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-__all__ = ["MEASURED", "job_seconds", "privacy_rows", "privacy_seconds", "privacy_mb", "summary"]
+__all__ = ["MEASURED", "job_seconds", "job_data_mb", "privacy_rows", "privacy_seconds", "privacy_mb", "summary"]
 
 MEASURED = ("2026-11-23, 2-core build machine, loaded (load average 5): CPU µs per replica-round, "
             "benchmarks/bench_online_submodular.py --cost (FI: k·(0.14 + 0.003 n) fits (k, n) = (1, 10) … (3, 300) "
@@ -57,7 +57,10 @@ def _horizons(T) -> list[int]:
 
 
 def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
-    """Predicted seconds of one run job of ``experiment`` at ``point`` for ``n_seeds`` seeds."""
+    """Predicted seconds of one run job of ``experiment`` at ``point`` for ``n_seeds`` seeds (the privacy job:
+    :func:`privacy_seconds`)."""
+    if experiment == "privacy":
+        return privacy_seconds(settings)
     cfg = settings["group"]
     group = point.get("group", "")
     if experiment == "fi":
@@ -149,6 +152,14 @@ def privacy_seconds(settings: Mapping) -> float:
 def privacy_mb(settings: Mapping) -> float:
     """MB the privacy job holds at its peak (the grid's rows as Python records, then as a frame)."""
     return privacy_rows(settings) * PRIVACY_BYTES_PER_ROW / 1e6
+
+
+def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+    """MB of data one run job holds: modelled for the privacy job only (:func:`privacy_mb`; the other experiments
+    declare no data model: their jobs hold little beside the interpreter)."""
+    if experiment != "privacy":
+        raise ValueError(f"no data model for experiment {experiment!r} (only 'privacy' has one)")
+    return privacy_mb(settings)
 
 
 def summary() -> list[str]:

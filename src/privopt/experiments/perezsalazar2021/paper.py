@@ -20,8 +20,11 @@ enumeration (experiment ``privacy``, claim C8.2, with a planted bug, C8.3) and t
 
 from __future__ import annotations
 
+from functools import partial
+
 from privopt.experiments.perezsalazar2021 import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.section_readers import one_point, one_seed, reads, seeds_from
 
 KEY = "perezsalazar2021"
 MOD = f"privopt.experiments.{KEY}"
@@ -37,16 +40,28 @@ FI_INSTANCE = {"syn": "main", "collapse": "main", "kscan": "main", "nscan": "s2"
 
 
 def _groups(section, experiment: str, names) -> list[dict]:
+    """One point per group of ``names`` the subsection configures (a group set to null is left out: a filter,
+    so not a :func:`~privopt.pipeline.section_readers.grid`)."""
     cfg = section[experiment]
     return [{"group": g} for g in names if cfg.get(g) is not None]
 
 
+def _group_seeds(section, experiment: str, names) -> tuple[int, int]:
+    """The most runs any configured group asks (1 if none is: each group's job runs only its own seeds), in
+    blocks of ``seeds_per_job``."""
+    cfgs = [section[experiment].get(g) for g in names]
+    return max([int(c["runs"]) for c in cfgs if c is not None] or [1]), section["seeds_per_job"]
+
+
 def _fi_settings(section, point):
+    """δ, the SYN-CLICK instance of the point's group (:data:`FI_INSTANCE`) and the group's own keys: settings that
+    depend on the point, so a plain function (as are the bandit, cont and uber ones)."""
     g = point["group"]
     return {"delta": section["delta"], "instance": section["syn"][FI_INSTANCE[g]], "group": section["fi"][g]}
 
 
 def _uber_settings(section, point):
+    """δ, the candidate grid of the box and the point's group."""
     u = section["uber"]
     return {"delta": section["delta"], "instance": {"grid": u["grid"], "radius_km": u["radius_km"]},
             "group": u[point["group"]]}
@@ -66,6 +81,7 @@ def _uber_instance_settings(section):
 
 
 def _bandit_settings(section, point):
+    """δ, the bandit keys every group shares, the instance the point's group names, and the group."""
     b = section["bandit"]
     g = b[point["group"]]
     return {"delta": section["delta"], "T": b["T"], "c_gamma": b["c_gamma"], "runs": b["runs"],
@@ -73,18 +89,17 @@ def _bandit_settings(section, point):
 
 
 def _cont_settings(section, point):
+    """δ, the main instance, Algorithm 4's shared keys and the point's group."""
     c = section["cont"]
     return {"delta": section["delta"], "instance": section["syn"]["main"], "runs": c["runs"], "c_H": c["c_H"],
             "group": c[point["group"]]}
 
 
-def _privacy_settings(section, point):
-    p = section["privacy"]
-    return {"delta": section["delta"], "group": p["cert"], "tpriv": p["tpriv"]}
-
-
-def _max_runs(cfgs) -> int:
-    return max([int(c["runs"]) for c in cfgs if c is not None] or [1])
+def _bandit_table_settings(section):
+    """What the bandit tables read: the horizon and exploration of the runs, the k of group s2 (2 when s2 is not
+    configured) and δ."""
+    b = section["bandit"]
+    return {"T": b["T"], "c_gamma": b["c_gamma"], "k": b["s2"]["k"] if b.get("s2") else 2, "delta": section["delta"]}
 
 
 def check(section) -> None:
@@ -156,56 +171,54 @@ PAPER = Paper(
     experiments=(
         Experiment(
             name="fi", label="Perez-Salazar & Cummings F1–F3 (full information, SYN-CLICK)",
-            points=lambda section: _groups(section, "fi", FI_GROUPS),
+            points=partial(_groups, experiment="fi", names=FI_GROUPS),
             settings=_fi_settings,
-            seeds=lambda section: (_max_runs(section["fi"].get(g) for g in FI_GROUPS), section["seeds_per_job"]),
+            seeds=partial(_group_seeds, experiment="fi", names=FI_GROUPS),
             run=f"{MOD}.runs:fi_job", tables=f"{MOD}.tables:fi_tables",
             table_files=(Table("fi.csv"), Table("fi_runs.parquet"), Table("fi_breakeven.csv")),
-            cost=lambda settings, point, n: cost.job_seconds("fi", settings, point, n),
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="uber", label="Perez-Salazar & Cummings F1 row 2, F4 (Uber pickups)",
-            points=lambda section: _groups(section, "uber", UBER_GROUPS),
+            points=partial(_groups, experiment="uber", names=UBER_GROUPS),
             settings=_uber_settings,
-            seeds=lambda section: (_max_runs(section["uber"].get(g) for g in UBER_GROUPS), section["seeds_per_job"]),
+            seeds=partial(_group_seeds, experiment="uber", names=UBER_GROUPS),
             run=f"{MOD}.runs:uber_job", instances=("uber",),
             outputs={"runs": "", "curves": ".curves", "map": ".map"},
             tables=f"{MOD}.tables:uber_tables",
             table_files=(Table("uber.csv"), Table("uber_runs.parquet"), Table("f4a.csv"), Table("f4b.csv"),
                          Table("f4c.csv")),
-            cost=lambda settings, point, n: cost.job_seconds("uber", settings, point, n),
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="bandit", label="Perez-Salazar & Cummings F5–F6 (bandit feedback)",
-            points=lambda section: _groups(section, "bandit", BANDIT_GROUPS),
+            points=partial(_groups, experiment="bandit", names=BANDIT_GROUPS),
             settings=_bandit_settings,
-            seeds=lambda section: (section["bandit"]["runs"], section["seeds_per_job"]),
+            seeds=seeds_from("bandit.runs", "seeds_per_job"),
             run=f"{MOD}.runs:bandit_job", tables=f"{MOD}.tables:bandit_tables",
             table_files=(Table("bandit.csv"), Table("bandit_runs.parquet"), Table("f6_tail.csv", float_format="%.8g")),
-            table_settings=lambda section: {"T": section["bandit"]["T"], "c_gamma": section["bandit"]["c_gamma"],
-                                            "k": section["bandit"]["s2"]["k"] if section["bandit"].get("s2") else 2,
-                                            "delta": section["delta"]},
-            cost=lambda settings, point, n: cost.job_seconds("bandit", settings, point, n),
+            table_settings=_bandit_table_settings,
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="cont", label="Perez-Salazar & Cummings F7 (Algorithm 4)",
-            points=lambda section: _groups(section, "cont", CONT_GROUPS),
+            points=partial(_groups, experiment="cont", names=CONT_GROUPS),
             settings=_cont_settings,
-            seeds=lambda section: (section["cont"]["runs"], section["seeds_per_job"]),
+            seeds=seeds_from("cont.runs", "seeds_per_job"),
             run=f"{MOD}.runs:cont_job", tables=f"{MOD}.tables:cont_tables",
             table_files=(Table("cont.csv"), Table("cont_runs.parquet")),
-            cost=lambda settings, point, n: cost.job_seconds("cont", settings, point, n),
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="privacy", label="Perez-Salazar & Cummings F8 (privacy bookkeeping, T-PRIV)",
-            points=lambda section: [{}],
-            settings=_privacy_settings,
-            seeds=lambda section: (1, 1),
+            points=one_point,
+            settings=reads("delta", group="privacy.cert", tpriv="privacy.tpriv"),
+            seeds=one_seed,
             run=f"{MOD}.runs:privacy_job", outputs={"runs": "", "tpriv": ".tpriv"},
             tables=f"{MOD}.tables:privacy_tables",
             table_files=(Table("f8_cert.csv"), Table("tpriv.csv", float_format="%.12g")),
-            cost=lambda settings, point, n: cost.privacy_seconds(settings),
-            data_mb=lambda settings, point, n: cost.privacy_mb(settings),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
     ),
     figures=(
@@ -223,7 +236,7 @@ PAPER = Paper(
                         '(1−1/e)-regret R_T/T with UNIF; (c) regret against the offline greedy set. SG-NP is the '
                         'non-private Streeter–Golovin rate. Hollow markers: nominal ε (not certified). Bars ±1 SEM. Design: '
                         'docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi", "uber": "uber"},
-               params=lambda section: {"delta": section["delta"], "eps_plot": section["plot"]["f1_eps"]}),
+               params=reads("delta", eps_plot="plot.f1_eps")),
         Figure("f2", title="F2 — collapse onto the effective budget u = ε√T/k² (Thm 6; illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F2 — **an illustration of Theorem 6, not a figure of the '
@@ -233,7 +246,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}: (a) E[Σ_i r_i]/T with y = 1/u; (b) R_T/T; '
                         '(c) the break-even horizon T* where E[R_T] turns negative (k = 3), with slope −2. Design: '
                         'docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi", "uber": "uber", "breakeven": "fi_breakeven"},
-               params=lambda section: {"delta": section["delta"], "breakeven_eps": section["plot"]["f2_breakeven_eps"]}),
+               params=reads("delta", breakeven_eps="plot.f2_breakeven_eps")),
         Figure("f3", title="F3 — scaling in ε, k and ln n at fixed T (Thm 6; illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F3 — **an illustration of Theorem 6, not a figure of the '
@@ -244,7 +257,7 @@ PAPER = Paper(
                         'on SYN-CLICK-PAD (T = {{ snakemake.config["perezsalazar2021"]["fi"]["nscan"]["T"] }}, n ∈ '
                         '{{ snakemake.config["perezsalazar2021"]["fi"]["nscan"]["ns"] }}). δ = '
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"fi": "fi"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
         Figure("f4", title="F4 — Uber pickups: privacy–utility, the map, and the privacy unit (illustration)",
                original_caption=ILLUSTRATION,
                caption=("Perez-Salazar & Cummings (2021), F4 — **an illustration of the paper's theorems, not a figure of "
@@ -259,7 +272,7 @@ PAPER = Paper(
                         'for windows of {{ snakemake.config["perezsalazar2021"]["uber"]["granularity"]["units"] }} '
                         '(minutes or pick) as the privacy unit. δ = {{ snakemake.config["perezsalazar2021"]["delta"] }}. '
                         'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"uber": "uber", "curves": "f4a", "map": "f4b", "phi": "f4c"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
         Figure("f5", title="F5 — bandit feedback: regret against horizon (Thms 7–8; illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F5 — **an illustration of Theorems 7–8, not a figure of the '
@@ -271,7 +284,7 @@ PAPER = Paper(
                         'full-information FI-DP/SG-NP on the same streams. (a) E[REG_OPT] with B_BD dashed; (b) R_T/T; (c) '
                         'M/T, γ and the cap 2γ. Hollow: nominal ε. δ = '
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"bandit": "bandit"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
         Figure("f6", title="F6 — why Algorithm 3 updates only after exploration rounds (App. B; illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F6 — **an illustration of Section 4 and Appendix B, not a figure '
@@ -280,7 +293,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["bandit"]["variants"]["eps"] }} (hollow: nominal); (c) '
                         "the exact exploration tail P(M ≥ 2γT) against Hoeffding's, the paper's and Chernoff's bounds. δ = "
                         '{{ snakemake.config["perezsalazar2021"]["delta"] }}. Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"bandit": "bandit", "tail": "f6_tail"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
         Figure("f7", title="F7 — the continuous extension, Algorithm 4 (Thm 9; illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F7 — **an illustration of Theorem 9, not a figure of the '
@@ -291,7 +304,7 @@ PAPER = Paper(
                         '{{ snakemake.config["perezsalazar2021"]["cont"]["c_H"] }}, '
                         '{{ snakemake.config["perezsalazar2021"]["cont"]["runs"] }} seeds; (c) the number of experts K. '
                         'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"cont": "cont"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
         Figure("f8", title="F8 — privacy bookkeeping: certified against nominal ε, and T-PRIV (illustration)",
                original_caption=ILLUSTRATION,
                caption=('Perez-Salazar & Cummings (2021), F8 — **an illustration of the privacy analysis, not a figure of '
@@ -305,13 +318,13 @@ PAPER = Paper(
                         'on a tiny instance: largest privacy loss against the pure bound, as implemented and with a '
                         'planted bug (gains ×{{ snakemake.config["perezsalazar2021"]["privacy"]["tpriv"]["bug_scale"] }}). '
                         'Design: docs/papers/perezsalazar2021.md, reading R20.'), inputs={"cert": "f8_cert", "tpriv": "tpriv"},
-               params=lambda section: {"delta": section["delta"]}),
+               params=reads("delta")),
     ),
     claims=Claims(
         evaluate=f"{MOD}.claims:evaluate",
         inputs=("fi", "fi_runs", "fi_breakeven", "uber", "uber_runs", "f4c", "bandit", "bandit_runs", "f6_tail", "cont", "cont_runs",
                 "f8_cert", "tpriv"),
-        settings=lambda section: {"delta": section["delta"]},
+        settings=reads("delta"),
         caption=('The checkable claims about the figures F1–F8 (docs/papers/perezsalazar2021.md, reading R20), which '
                  "illustrate Perez-Salazar & Cummings' theorems (the paper itself has no figures): measured value, "
                  "the design's calibrated threshold and the verdict (reproduced / not reproduced / not evaluated) at "

@@ -52,7 +52,7 @@ from collections.abc import Mapping
 
 __all__ = ["EXP3_LANES_MEASURED", "EXP3_LANES_RATIO", "EXP3_SHARE_LANES",
            "MEASURED", "MEASURED_EXP1", "NONPRIVATE_US", "PRIVATE_US", "MEASURED_RUNS", "SLOPE_ABOVE", "DEFAULT_RHO_POINTS",
-           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "EXP2E_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "us_per_round",
+           "LOCKSTEP_SHARE", "LOCKSTEP_MEASURED", "EXP2C_MEASURED", "EXP2E_MEASURED", "LOCKSTEP_BELOW_D", "BYTES_PER_POINT", "FIG1_S", "us_per_round",
            "lockstep_us_per_round", "rounds_simulated", "variants_per_job", "job_seconds",
            "job_data_mb", "summary"]
 
@@ -202,13 +202,19 @@ def _dimension(experiment: str, settings: Mapping, point: Mapping) -> int:
     return int(point["d"]) if experiment == "exp1" else int(settings["d"])
 
 
+#: seconds of Figure 1's job: it draws one decision set (K arms in d = 3) and no rounds
+FIG1_S = 0.1
+
+
 def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """Predicted CPU seconds of one run job.
 
     ``settings``: what a run job of the experiment reads (:mod:`.paper`); ``point``: the job's
     parameter point (``{"reward", "d"}``, ``{"gap"}``, ``{"mechanism", "gap"}``); ``n_seeds``: seeds
-    in its block.
+    in its block.  Figure 1's job (one decision set, no rounds): :data:`FIG1_S`.
     """
+    if experiment == "fig1":
+        return FIG1_S
     d = _dimension(experiment, settings, point)
     per_round = lockstep_us_per_round(experiment, variants_per_job(experiment, settings, point), d)
     return int(n_seeds) * rounds_simulated(settings) * per_round * 1e-6

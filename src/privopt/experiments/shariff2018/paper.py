@@ -12,20 +12,13 @@ to the paper's (ε, δ), :mod:`.exact`).  The config section is
 from __future__ import annotations
 
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.experiments.shariff2018 import cost
 
 RUNS = "privopt.experiments.shariff2018.runs"
 TABLES = "privopt.experiments.shariff2018.tables"
 COUNTERS = "privopt.experiments.shariff2018.counters"
 EXACT = "privopt.experiments.shariff2018.exact"
-
-
-def _pick(section, keys):
-    return {k: section[k] for k in keys}
-
-
-def _seeds(name):
-    return lambda section: (section[name]["runs"], section[name]["seeds_per_job"])
 
 
 def check(section) -> None:
@@ -52,6 +45,18 @@ def _delta(section, delta) -> float:
     """A configured δ of Figure 4e as a number ('1/n': one over the section's horizon n; the experiment module,
     :func:`.exact.resolve_delta`, is not imported here: it loads numba)."""
     return 1.0 / int(section["n"]) if isinstance(delta, str) else float(delta)
+
+
+def _exp2e_points(section):
+    """Every gap × every δ of Figure 4e, the δ as a number (a value computed from the config: a plain function)."""
+    exp = section["exp2e"]
+    return [{"gap": float(g), "delta": _delta(exp, d)} for g in exp["gaps"] for d in exp["deltas"]]
+
+
+def _exp1_runs(section, point):
+    """The runs of Experiment 1 at the point's d: ``exp1.runs_by_d`` where it names d (a reference computed in parts
+    holds fewer runs at its dearest d), else ``exp1.runs``."""
+    return int(section["exp1"]["runs_by_d"].get(point["d"], section["exp1"]["runs"]))
 
 
 def _sci(x: float) -> str:
@@ -104,37 +109,35 @@ PAPER = Paper(
         Experiment(
             name="fig1",
             label="Shariff & Sheffet Fig. 1 (decision set)",
-            points=lambda section: [{}],
-            settings=lambda section, point: dict(section["fig1"]),
-            seeds=lambda section: (1, 1),
+            points=one_point,
+            settings=subsection("fig1"),
+            seeds=one_seed,
             run=f"{RUNS}:fig1_job",
             tables=f"{TABLES}:fig1_tables",
             table_files=(Table("fig1.csv", float_format="%.12g"),),
-            cost=lambda settings, point, n: 0.1,
+            cost=cost.job_seconds,
         ),
         Experiment(
             name="exp1",
             label="Shariff & Sheffet Figs. 2–3 (Exp. 1)",
-            points=lambda section: [{"reward": r, "d": int(d)} for r in section["exp1"]["rewards"]
-                                    for d in section["exp1"]["dims"]],
-            settings=lambda section, point: _pick(section["exp1"], EXP1_READS),
-            seeds=_seeds("exp1"),
-            point_runs=lambda section, point: int(section["exp1"]["runs_by_d"].get(point["d"],
-                                                                                    section["exp1"]["runs"])),
+            points=grid(reward="exp1.rewards", d=("exp1.dims", int)),
+            settings=reads(*EXP1_READS, under="exp1"),
+            seeds=seeds_from("exp1.runs", "exp1.seeds_per_job"),
+            point_runs=_exp1_runs,
             run=f"{RUNS}:exp1_job",
             tables=f"{TABLES}:exp1_tables",
             # the reference keeps every 10th recorded round of the curves (every 1,000 at the paper's rec_every)
             table_files=(Table("fig2.csv", thin=10), Table("fig3.csv"), Table("fig3_fit.csv"),
                          Table("exp1_runs.parquet"), Table("fig3_band.csv")),
-            cost=lambda settings, point, n: cost.job_seconds("exp1", settings, point, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("exp1", settings, point, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="exp2",
             label="Shariff & Sheffet Fig. 4 (Exp. 2)",
-            points=lambda section: [{"gap": float(g)} for g in section["exp2"]["gaps"]],
-            settings=lambda section, point: _pick(section["exp2"], EXP2_READS),
-            seeds=_seeds("exp2"),
+            points=grid(gap=("exp2.gaps", float)),
+            settings=reads(*EXP2_READS, under="exp2"),
+            seeds=seeds_from("exp2.runs", "exp2.seeds_per_job"),
             run=f"{RUNS}:exp2_job",
             outputs={"runs": "", "audit": ".audit"},
             tables=f"{TABLES}:exp2_tables",
@@ -143,47 +146,45 @@ PAPER = Paper(
             # 2·10^6-round prefix's 401 are kept as they are, the full horizon's 10^4 thinned ×21
             table_files=(Table("fig4.csv", max_points=500), Table("fig4_runs.parquet", thin=4, max_points=125),
                          Table("fig4_audit.parquet", thin=2)),
-            cost=lambda settings, point, n: cost.job_seconds("exp2", settings, point, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("exp2", settings, point, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="exp2c",
             label="Shariff & Sheffet Fig. 4c (Gaussian variant per continual counter, beyond the paper)",
-            points=lambda section: [{"gap": float(g)} for g in section["exp2c"]["gaps"]],
-            settings=lambda section, point: _pick(section["exp2c"], EXP2C_READS),
-            seeds=_seeds("exp2c"),
+            points=grid(gap=("exp2c.gaps", float)),
+            settings=reads(*EXP2C_READS, under="exp2c"),
+            seeds=seeds_from("exp2c.runs", "exp2c.seeds_per_job"),
             run=f"{COUNTERS}:exp2c_job",
             tables=f"{COUNTERS}:exp2c_tables",
             table_files=(Table("fig4c.csv", max_points=500), Table("fig4c_ratio.csv"), Table("fig4c_runs.parquet")),
-            cost=lambda settings, point, n: cost.job_seconds("exp2c", settings, point, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("exp2c", settings, point, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="exp2e",
             label="Shariff & Sheffet Fig. 4e (Gaussian variant calibrated exactly to the paper's (ε, δ), beyond the paper)",
-            points=lambda section: [{"gap": float(g), "delta": _delta(section["exp2e"], d)}
-                                    for g in section["exp2e"]["gaps"] for d in section["exp2e"]["deltas"]],
-            settings=lambda section, point: _pick(section["exp2e"], EXP2E_READS),
-            seeds=_seeds("exp2e"),
+            points=_exp2e_points,
+            settings=reads(*EXP2E_READS, under="exp2e"),
+            seeds=seeds_from("exp2e.runs", "exp2e.seeds_per_job"),
             run=f"{EXACT}:exp2e_job",
             tables=f"{EXACT}:exp2e_tables",
             table_files=(Table("fig4e.csv", max_points=500), Table("fig4e_ratio.csv"), Table("fig4e_runs.parquet")),
-            cost=lambda settings, point, n: cost.job_seconds("exp2e", settings, point, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("exp2e", settings, point, n),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="exp3",
             label="Shariff & Sheffet Fig. 5 (Exp. 3)",
-            points=lambda section: [{"mechanism": m, "gap": float(g)} for m in section["exp3"]["mechanisms"]
-                                    for g in section["exp3"]["gaps"]],
-            settings=lambda section, point: _pick(section["exp3"], EXP3_READS),
-            seeds=_seeds("exp3"),
+            points=grid(mechanism="exp3.mechanisms", gap=("exp3.gaps", float)),
+            settings=reads(*EXP3_READS, under="exp3"),
+            seeds=seeds_from("exp3.runs", "exp3.seeds_per_job"),
             run=f"{RUNS}:exp3_job",
             tables=f"{TABLES}:exp3_tables",
             table_files=(Table("fig5.csv"), Table("fig5_runs.parquet"), Table("fig5_defaults.csv")),
-            table_settings=lambda section: _pick(section["exp3"], ("n", "d", "eps", "delta", "k_rule", "mechanisms")),
-            cost=lambda settings, point, n: cost.job_seconds("exp3", settings, point, n),
-            data_mb=lambda settings, point, n: cost.job_data_mb("exp3", settings, point, n),
+            table_settings=reads("n", "d", "eps", "delta", "k_rule", "mechanisms", under="exp3"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
     ),
     figures=(
@@ -193,7 +194,7 @@ PAPER = Paper(
                         '{{ snakemake.config["shariff2018"]["fig1"]["K"] }} actions, Δ = '
                         '{{ snakemake.config["shariff2018"]["fig1"]["gap"] }}, θ* = (1,1,1)/√3 (shariff2018 reading R16). Sub-optimal '
                         'actions lie in the band ⟨x,θ*⟩ ∈ [−0.75, 0.75 − Δ]; the single optimal action has ⟨x,θ*⟩ = 0.75.'),
-               inputs={"table": "fig1"}, params=lambda section: {"gap": section["fig1"]["gap"]}),
+               inputs={"table": "fig1"}, params=reads("fig1.gap")),
         Figure("fig2", title="Figure 2 — non-private LinUCB, regret over time for varying d",
                original_caption="Experiment 1 — Regret over time for varying dimensions.",
                caption=('Shariff & Sheffet (2018), Figure 2 (Experiment 1): mean cumulative pseudo-regret of non-private '
@@ -223,7 +224,7 @@ PAPER = Paper(
                         '{{ snakemake.config["shariff2018"]["exp2"]["n_rounds"] }} (null = n; a prefix of the full run at '
                         'quick scale). Left Δ = 0, right Δ = 0.1; {{ snakemake.config["shariff2018"]["exp2"]["runs"] }} '
                         'runs per curve, ribbons ±1 SEM.'),
-               inputs={"table": "fig4"}, params=lambda section: {"plot_until": section["exp2"]["plot_until"]}),
+               inputs={"table": "fig4"}, params=reads("exp2.plot_until")),
         Figure("fig4c", title="Figure 4c (new, beyond the paper) — the Gaussian variant with each continual counter",
                original_caption=("(none: a new figure beside Figure 4, issue 27: what modern continual counting buys the "
                                  "Gaussian variant at the paper's privacy)"),
@@ -279,12 +280,9 @@ PAPER = Paper(
         evaluate="privopt.experiments.shariff2018.claims:evaluate",
         inputs=("fig1", "fig2", "exp1_runs", "fig4_runs", "fig4_audit", "fig4c_ratio", "fig4e_ratio",
                 "fig5_runs"),
-        settings=lambda section: {
-            "fig1": _pick(section["fig1"], ("K", "gap")),
-            "exp1": _pick(section["exp1"], ("n",)),
-            "exp2": _pick(section["exp2"], ("n", "n_rounds", "plot_until", "wishart_gamma_rule", "audit_rounds")),
-            "exp3": _pick(section["exp3"], ("n", "d", "eps", "delta", "k_rule")),
-        },
+        settings=reads(fig1=reads("K", "gap", under="fig1"), exp1=reads("n", under="exp1"),
+                       exp2=reads("n", "n_rounds", "plot_until", "wishart_gamma_rule", "audit_rounds", under="exp2"),
+                       exp3=reads("n", "d", "eps", "delta", "k_rule", under="exp3")),
         caption=('The claims of Shariff & Sheffet about Figures 1–5 (shariff2018 reading R20), each '
                  'evaluated from the regenerated tables: measured value, threshold and verdict (reproduced / not '
                  'reproduced / not evaluated) at scale "{{ snakemake.config["scale"] }}" (quick-scale thresholds at '

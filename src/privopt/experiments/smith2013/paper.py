@@ -12,6 +12,7 @@ the same point streams.  The config section is ``smith2013`` (``workflow/schemas
 from __future__ import annotations
 
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.experiments.smith2013 import cost
 
 RUNS = "privopt.experiments.smith2013.runs"
@@ -20,22 +21,6 @@ TABLES = "privopt.experiments.smith2013.tables"
 COMMON = ("c_sens", "h_rule")
 NEW = ("(none: the paper has no experiments or figures; this is a new figure of the project's design, {fig}, "
        "illustrating {what})")
-
-
-def _reads(name, keys, common=COMMON):
-    return lambda section, point: {**{k: section[k] for k in common}, **{k: section[name][k] for k in keys}}
-
-
-def _seeds(name):
-    return lambda section: (section[name]["runs"], section[name]["seeds_per_job"])
-
-
-def _cost(name):
-    return lambda settings, point, n: cost.job_seconds(name, settings, point, n)
-
-
-def _data(name):
-    return lambda settings, point, n: cost.job_data_mb(name, settings, point, n)
 
 
 def check(section) -> None:
@@ -79,104 +64,104 @@ PAPER = Paper(
         Experiment(
             name="st0",
             label="Smith & Thakurta ST-0 (TBAP error)",
-            points=lambda section: [{"d": int(d)} for d in section["st0"]["d"]],
-            settings=_reads("st0", ("T", "eps", "mu"), ("c_sens",)),
+            points=grid(d=("st0.d", int)),
+            settings=reads("T", "eps", "mu", under="st0", also=("c_sens",)),
             # every tree of a dimension in one job: the per-t sums are then added in seed order
-            seeds=lambda section: (section["st0"]["draws"], section["st0"]["draws"]),
+            seeds=seeds_from("st0.draws", "st0.draws"),
             run=f"{RUNS}:st0_job",
             tables=f"{TABLES}:st0_tables",
             table_files=(Table("st0.csv"),),
-            cost=_cost("st0"),
-            data_mb=_data("st0"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st0c",
             label="Smith & Thakurta ST-0c (continual counters, beyond the paper)",
-            points=lambda section: [{"guarantee": g} for g in section["st0c"]["guarantees"]],
-            settings=_reads("st0c", ("T", "p", "eps", "delta", "sensitivity", "bands"), ()),
+            points=grid(guarantee="st0c.guarantees"),
+            settings=reads("T", "p", "eps", "delta", "sensitivity", "bands", under="st0c"),
             # every draw of a guarantee in one job: the per-t sums are then added in seed order
-            seeds=lambda section: (section["st0c"]["draws"], section["st0c"]["draws"]),
+            seeds=seeds_from("st0c.draws", "st0c.draws"),
             run="privopt.experiments.smith2013.counters:st0c_job",
             outputs={"runs": "", "seeds": ".seeds"},
             tables=f"{TABLES}:st0c_tables",
             table_files=(Table("st0c.parquet", thin=16), Table("st0c_ratio.csv")),
-            cost=_cost("st0c"),
-            data_mb=_data("st0c"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st1",
             label="Smith & Thakurta ST-1 (regret vs T)",
-            points=lambda section: [{"T": int(T)} for T in section["st1"]["T"]],
-            settings=_reads("st1", ("losses", "eps")),
-            seeds=_seeds("st1"),
+            points=grid(T=("st1.T", int)),
+            settings=reads("losses", "eps", under="st1", also=COMMON),
+            seeds=seeds_from("st1.runs", "st1.seeds_per_job"),
             run=f"{RUNS}:st1_job",
             instances=("disk",),
             tables=f"{TABLES}:st1_tables",
             table_files=(Table("st1.csv"), Table("st1_runs.parquet")),
-            cost=_cost("st1"),
-            data_mb=_data("st1"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st1c",
             label="Smith & Thakurta ST-1c (PFTAL regret with each continual counter, beyond the paper)",
-            points=lambda section: [{"T": int(T)} for T in section["st1c"]["T"]],
-            settings=_reads("st1c", ("losses", "eps", "counters")),
-            seeds=_seeds("st1c"),
+            points=grid(T=("st1c.T", int)),
+            settings=reads("losses", "eps", "counters", under="st1c", also=COMMON),
+            seeds=seeds_from("st1c.runs", "st1c.seeds_per_job"),
             run="privopt.experiments.smith2013.pftal_counters:st1c_job",
             instances=("disk",),
             tables=f"{TABLES}:st1c_tables",
             table_files=(Table("st1c.csv"), Table("st1c_runs.parquet")),
-            cost=_cost("st1c"),
-            data_mb=_data("st1c"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st2",
             label="Smith & Thakurta ST-2 (regret vs ε)",
-            points=lambda section: [{}],
-            settings=_reads("st2", ("losses", "T", "eps")),
-            seeds=_seeds("st2"),
+            points=one_point,
+            settings=reads("losses", "T", "eps", under="st2", also=COMMON),
+            seeds=seeds_from("st2.runs", "st2.seeds_per_job"),
             run=f"{RUNS}:st2_job",
             instances=("disk",),
             tables=f"{TABLES}:st2_tables",
             table_files=(Table("st2.csv"), Table("st2_runs.parquet")),
-            cost=_cost("st2"),
-            data_mb=_data("st2"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st3",
             label="Smith & Thakurta ST-3 (regret vs p)",
-            points=lambda section: [{"p": int(p)} for p in section["st3"]["dims"]],
-            settings=_reads("st3", ("losses", "T", "eps")),
-            seeds=_seeds("st3"),
+            points=grid(p=("st3.dims", int)),
+            settings=reads("losses", "T", "eps", under="st3", also=COMMON),
+            seeds=seeds_from("st3.runs", "st3.seeds_per_job"),
             run=f"{RUNS}:st3_job",
             tables=f"{TABLES}:st3_tables",
             table_files=(Table("st3.csv"), Table("st3_runs.parquet")),
-            cost=_cost("st3"),
-            data_mb=_data("st3"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="st4",
             label="Smith & Thakurta ST-4 (bandit regret vs T)",
-            points=lambda section: [{"T": int(T)} for T in section["st4"]["T"]],
-            settings=_reads("st4", ("beta_rules", "eps", "B", "H"), ("c_sens",)),
-            seeds=_seeds("st4"),
+            points=grid(T=("st4.T", int)),
+            settings=reads("beta_rules", "eps", "B", "H", under="st4", also=("c_sens",)),
+            seeds=seeds_from("st4.runs", "st4.seeds_per_job"),
             run=f"{RUNS}:st4_job",
             instances=("disk",),
             tables=f"{TABLES}:st4_tables",
             table_files=(Table("st4.csv"), Table("st4_runs.parquet")),
-            cost=_cost("st4"),
-            data_mb=_data("st4"),
+            cost=cost.job_seconds,
+            data_mb=cost.job_data_mb,
         ),
         Experiment(
             name="privacy",
             label="Smith & Thakurta privacy checks",
-            points=lambda section: [{}],
-            settings=lambda section, point: dict(section["privacy"]),
-            seeds=lambda section: (1, 1),
+            points=one_point,
+            settings=subsection("privacy"),
+            seeds=one_seed,
             run="privopt.experiments.smith2013.privacy:privacy_job",
             tables=f"{TABLES}:privacy_tables",
             table_files=(Table("privacy.csv", float_format="%.6g"),),
-            cost=_cost("privacy"),
+            cost=cost.job_seconds,
         ),
     ),
     figures=(
@@ -207,7 +192,7 @@ PAPER = Paper(
                         'stochastic streams private curves are linear during a burn-in ∝ 1/ε, then flatten (smith2013 reading R13); the '
                         'theorems are upper bounds.  Claims ST1.a–d.'),
                inputs={"table": "st1"},
-               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+               params=reads("h_rule", "c_sens")),
         Figure("st1c", title="ST-1c (new, beyond the paper) — PFTAL regret with each continual counter at the same ε",
                original_caption=NEW.format(fig="ST-1c", what="what modern continual counting buys PFTAL (issue 27)"),
                caption=('Smith & Thakurta (2013), new figure ST-1c (beyond the paper, which has no experiments): regret '
@@ -220,33 +205,33 @@ PAPER = Paper(
                         'over the seeds.  (c) mean regret as a ratio to the tree\'s at the same (loss, ε, T), with '
                         'its 95 % paired-bootstrap interval over the seeds.  Claims ST1c.a–b.'),
                inputs={"table": "st1c"},
-               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+               params=reads("h_rule", "c_sens")),
         Figure("st2", title="ST-2 (new) — excess regret versus ε",
                original_caption=NEW.format(fig="ST-2", what="the 1/ε dependence of Thm 4 and §2.1"),
                caption=('Smith & Thakurta (2013), new figure ST-2 (not in the paper, which has no experiments): excess '
                         'regret of PFTAL over the non-private run on the same points, versus ε at a fixed horizon, with '
                         'slope guides −1 (strongly convex) and −½ (Lipschitz with the bound-optimal H*).  Claims ST2.a–b.'),
                inputs={"table": "st2"},
-               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+               params=reads("h_rule", "c_sens")),
         Figure("st3", title="ST-3 (new) — regret versus the dimension p",
                original_caption=NEW.format(fig="ST-3", what="the dimension dependence of Table 1"),
                caption=('Smith & Thakurta (2013), new figure ST-3 (not in the paper, which has no experiments): regret of '
                         'PFTAL versus the dimension p on the synthetic stream x_t = Π_B(0.3e₁ + (0.3/√p)g_t), with slope '
                         'guides 1 (strongly convex, Table 1: p log^2.5 T/ε) and ½ (Lipschitz).  Claims ST3.a–b.'),
                inputs={"table": "st3"},
-               params=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]}),
+               params=reads("h_rule", "c_sens")),
         Figure("st4", title="ST-4 (new) — bandit PFTAL regret versus T",
                original_caption=NEW.format(fig="ST-4", what="Thm 6 (bandit setting)"),
                caption=('Smith & Thakurta (2013), new figure ST-4 (not in the paper, which has no experiments): regret of '
                         'private bandit PFTAL (one-point gradient estimates; ½‖w − x_t‖² on the Uber disk, p = 2) on the '
                         'played points versus T, for the exploration radii β = p/T^{1/3} (oblivious adversary, Thm 6: '
                         'T^{2/3}) and β = p/T^{1/4} (adaptive: T^{3/4}). Claims ST4.a–b.'),
-               inputs={"table": "st4"}, params=lambda section: {"c_sens": section["c_sens"]}),
+               inputs={"table": "st4"}, params=reads("c_sens")),
     ),
     claims=Claims(
         evaluate="privopt.experiments.smith2013.claims:evaluate",
         inputs=("st0", "st0c", "st0c_ratio", "st1", "st1_runs", "st1c", "st2", "st2_runs", "st3", "st3_runs", "st4", "privacy"),
-        settings=lambda section: {"h_rule": section["h_rule"], "c_sens": section["c_sens"]},
+        settings=reads("h_rule", "c_sens"),
         caption=('The checkable claims for Smith & Thakurta (docs/papers/smith2013.md, reading R13: C-ST0 … '
                  'C-ST4, C-U1) and the privacy checks (P1.a: no violation found by the TBAP audits or the '
                  'gradient-bound guard; P1.b: every planted bug caught), each evaluated from the regenerated '

@@ -9,6 +9,7 @@ It plugs into the workflow through the public mechanism alone: this package (its
 
 from privopt.experiments.toy import cost
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
+from privopt.pipeline.section_readers import grid, one_seed, reads, seeds_from
 
 
 def check(section) -> None:
@@ -32,9 +33,9 @@ PAPER = Paper(
         Experiment(
             name="laplace",
             label="Toy Fig. 1",
-            points=lambda section: [{"eps": float(e)} for e in section["eps"]],
-            settings=lambda section, point: {"n": section["n"]},
-            seeds=lambda section: (section["runs"], section["seeds_per_job"]),
+            points=grid(eps=("eps", float)),
+            settings=reads("n"),
+            seeds=seeds_from("runs", "seeds_per_job"),
             run="privopt.experiments.toy.runs:run_job",
             tables="privopt.experiments.toy.runs:tables",
             table_files=(Table("fig1.csv"), Table("fig1_runs.parquet")),
@@ -44,9 +45,9 @@ PAPER = Paper(
         Experiment(
             name="repeat",
             label="Toy Fig. 2",
-            points=lambda section: [{"k": int(k)} for k in section["repeat"]["ks"]],
-            settings=lambda section, point: {"n": section["n"], "eps": section["repeat"]["eps"]},
-            seeds=lambda section: (section["runs"], section["seeds_per_job"]),
+            points=grid(k=("repeat.ks", int)),
+            settings=reads("n", "repeat.eps"),
+            seeds=seeds_from("runs", "seeds_per_job"),
             run="privopt.experiments.toy.repeat:run_job",
             tables="privopt.experiments.toy.repeat:tables",
             table_files=(Table("fig2.csv", float_format="%.10g"),),
@@ -55,14 +56,14 @@ PAPER = Paper(
         Experiment(
             name="data",
             label="Toy data set",
-            points=lambda section: [{"eps": 1.0}],
-            settings=lambda section, point: {},
-            seeds=lambda section: (1, 1),
+            points=lambda section: [{"eps": 1.0}],  # one fixed point, not from the config: a lambda says it best
+            settings=reads(),
+            seeds=one_seed,
             run="privopt.experiments.toy.runs:data_job",
             tables="privopt.experiments.toy.runs:data_tables",
             table_files=(Table("data.csv"),),
             instances=("values",),
-            cost=lambda settings, point, n_seeds: 0.1,
+            cost=cost.job_seconds,
         ),
     ),
     figures=(
@@ -70,11 +71,10 @@ PAPER = Paper(
                original_caption="(none: a toy paper)",
                caption=('Toy paper, Figure 1: mean absolute error of the Laplace mean of '
                         '{{ snakemake.config["toy"]["n"] }} values in [0, 1] versus ε, with the expected error 1/(n·ε).'), inputs={"table": "fig1"},
-               params=lambda section: {"n": section["n"]}),
+               params=reads("n")),
     ),
     claims=Claims(evaluate="privopt.experiments.toy.claims:evaluate", inputs=("fig1", "fig2", "data"),
-                  settings=lambda section: {"n": section["n"], "repeat_eps": section["repeat"]["eps"],
-                                            "sems": section["claim_sems"]},
+                  settings=reads("n", repeat_eps="repeat.eps", sems="claim_sems"),
                   caption="The toy paper's claim, checked on its regenerated table."),
     check=check,
 )
