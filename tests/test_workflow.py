@@ -137,6 +137,7 @@ def toy_copy(tmp_path_factory):
         ({"toy": {"repeat": {"k": [1]}}}, "unknown key k, did you mean ks?"),
         ({"toy": {"n": 3}}, "paper toy: config key toy.n = 3"),  # the paper's cross-key check
         ({"toy": "none"}, "config key toy (paper toy"),  # a section that is no mapping
+        ({"privacy_audit": {"samples": 10**12}}, "privacy_audit.samples = 1000000000000"),  # an audit job's price
         ("uber_sha256=xyz", "config key uber_sha256"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),

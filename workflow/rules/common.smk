@@ -95,7 +95,8 @@ def check_config():
     against the workflow's schema, then each paper's section against workflow/schemas/<paper>.schema.yaml
     (defaults filled in, numbers in scientific notation read as numbers), then each paper's cross-key
     checks, then each used data set's checks, then the number of run jobs it plans (counted, before
-    Snakemake plans them: privopt.pipeline.costguard.check_plan).  Every error names the paper, the key
+    Snakemake plans them: privopt.pipeline.costguard.check_plan) and the price of the audit jobs
+    (costguard.check_audits).  Every error names the paper, the key
     path and the config file that set it."""
     loaded = load_config(config_files(), workflow.config_settings.config, papers=PAPERS, base=None,
                          schemas=Path(workflow.basedir) / "workflow/schemas")
@@ -103,6 +104,7 @@ def check_config():
     config.update(loaded)
     check_datasets()
     costguard.check_plan(config, PAPERS, origin=config_sources().origin)
+    costguard.check_audits(config, PAPERS, origin=config_sources().origin)
     known = {e.name for p in PAPERS.values() for e in p.experiments}
     unknown = [e for e in config["reference_part"] if e not in known]
     if unknown:
