@@ -26,7 +26,8 @@ log = logging.getLogger("verify")
 for f in found:
     log.info("%s: %s in %.2f s", f["job"], f["result"], f["seconds"])
 manifest = read_manifest(folder)
-written_with = manifest.get("openblas_corename") or f"not recorded (written on {manifest.get('cpu') or 'an unnamed CPU'})"
+cpu = manifest.get("cpu") or "a CPU not named"
+written_with = manifest.get("openblas_corename") or f"not recorded (written on {cpu})"
 log.info("%s", verify_summary(p.paper, found, ulps, kernels=openblas_corename(), reference_kernels=written_with))
 bad = [f for f in found if f["mismatch"]]
 if bad:

@@ -240,7 +240,8 @@ def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolera
             "result": "50 of 1,650 values differ (G 25, REG_G 25); largest difference 4 ulps"}
     shape = {"identical": False, "mismatch": "runs/privacy: columns [...] differ from the reference's [...]",
              "differing": 0, "values": 168, "max_ulps": 0.0,
-             "result": "runs/privacy: columns ['a', 'b'] differ from the reference's ['a']; tpriv: bit-identical (168 values)"}
+             "result": "runs/privacy: columns ['a', 'b'] differ from the reference's ['a']; "
+                       "tpriv: bit-identical (168 values)"}
     assert verify_summary("p", [same, same]) == "verify_p: 2 of 2 recomputed run jobs bit-identical"
     line = verify_summary("p", [same, near, shape], 4, kernels="SkylakeX", reference_kernels="Haswell")
     assert line == ("verify_p: 1 of 3 recomputed run jobs bit-identical; 1 within the tolerance of 4 ulps (50 of "

@@ -264,7 +264,8 @@ def check_plan(config: Mapping, papers: Mapping, *, origin: Callable[[tuple], st
 # ----------------------------------------------------------------------------- the jobs that are not run jobs
 
 
-def check_audits(config: Mapping, papers: Mapping, *, origin: Callable[[tuple], str] = lambda path: "the config") -> dict:
+def check_audits(config: Mapping, papers: Mapping, *,
+                 origin: Callable[[tuple], str] = lambda path: "the config") -> dict:
     """Refuse (:class:`ConfigError`) a ``privacy_audit.samples`` that makes a paper's audit job need more memory
     or time than the local limits allow (audit jobs run where the workflow runs), naming the job, its estimate,
     the limit, the key and the file that set it; return {paper: (seconds, MB)} of the jobs priced.  A named

@@ -756,11 +756,12 @@ def verify_summary(key: str, found: Sequence[Mapping[str, Any]], ulps: int = 0, 
             values = sum(int(f["differing"]) for f in jobs)
             worst = max(float(f["max_ulps"]) for f in jobs)
             total = sum(int(f["values"]) for f in jobs)
-            shapes = sum(int(f["values"]) == 0 or "differ from the reference's" in f["result"] or "rows, the reference has"
-                         in f["result"] for f in jobs)
+            shapes = sum(int(f["values"]) == 0 or "differ from the reference's" in f["result"]
+                         or "rows, the reference has" in f["result"] for f in jobs)
             counted = f"{values:,} of {total:,} values differ, the largest by {worst:g} ulps" if values else ""
             shaped = f"{shapes} with other columns or rows" if shapes else ""
             parts.append(f"{len(jobs)} {what} ({'; '.join(x for x in (counted, shaped) if x)})")
     if within or beyond:
-        parts.append(f"OpenBLAS kernels here: {kernels or 'unknown'}, the reference's: {reference_kernels or 'not recorded'}")
+        parts.append(f"OpenBLAS kernels here: {kernels or 'unknown'}, "
+                     f"the reference's: {reference_kernels or 'not recorded'}")
     return "; ".join(parts)
