@@ -251,3 +251,5 @@ def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolera
     assert verify_summary("p", [far], 0, kernels="Haswell").endswith(
         "0 of 1 recomputed run jobs bit-identical; 1 differ (50 of 1,650 values differ, the largest by 12 ulps); "
         "OpenBLAS kernels here: Haswell, the reference's: not recorded")
+    text = {**far, "max_ulps": 0.0, "differing": 1}  # a string column (a description) changed
+    assert "1 differ (1 of 1,650 values differ, none of them floats)" in verify_summary("p", [text])

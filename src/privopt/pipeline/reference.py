@@ -758,7 +758,8 @@ def verify_summary(key: str, found: Sequence[Mapping[str, Any]], ulps: int = 0, 
             total = sum(int(f["values"]) for f in jobs)
             shapes = sum(int(f["values"]) == 0 or "differ from the reference's" in f["result"]
                          or "rows, the reference has" in f["result"] for f in jobs)
-            counted = f"{values:,} of {total:,} values differ, the largest by {worst:g} ulps" if values else ""
+            by = f"the largest by {worst:g} ulps" if worst else "none of them floats"
+            counted = f"{values:,} of {total:,} values differ, {by}" if values else ""
             shaped = f"{shapes} with other columns or rows" if shapes else ""
             parts.append(f"{len(jobs)} {what} ({'; '.join(x for x in (counted, shaped) if x)})")
     if within or beyond:
