@@ -123,4 +123,5 @@ def test_shariff_audit_rows_match_the_reference_under_the_pinned_kernels_and_wit
                               check=True)
         found[coretype] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["pinned"]["differing"] == 0 and found["pinned"]["values"] > 10_000, found
-    assert 0 < found["Prescott"]["differing"] and found["Prescott"]["max_ulps"] <= paper("shariff2018").verify_ulps, found
+    prescott = found["Prescott"]
+    assert 0 < prescott["differing"] and prescott["max_ulps"] <= paper("shariff2018").verify_ulps, found
