@@ -36,6 +36,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from privopt.pipeline import cost
 from privopt.pipeline.errors import ConfigError
 
 __all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb", "run_job_count", "check_plan",
@@ -270,8 +271,6 @@ def check_audits(config: Mapping, papers: Mapping, *,
     or time than the local limits allow (audit jobs run where the workflow runs), naming the job, its estimate,
     the limit, the key and the file that set it; return {paper: (seconds, MB)} of the jobs priced.  A named
     scale ("quick", "paper") is each audit's own declared sample count, measured: only a number is priced."""
-    from privopt.pipeline import cost
-
     samples = config.get("privacy_audit", {}).get("samples", "quick")
     guard = config.get("cost_guard", {})
     if isinstance(samples, str) or isinstance(samples, bool) or not guard.get("enabled", True):
@@ -282,7 +281,7 @@ def check_audits(config: Mapping, papers: Mapping, *,
         if not getattr(paper, "audits", ()):
             continue
         seconds, data_mb = cost.audit_cost(key, int(samples))
-        mb = cost.MEM_BASE_MB + cost.MEM_DATA_MARGIN * data_mb
+        mb = cost.mem_mb(data_mb)
         priced[key] = (seconds, mb)
         job = f"audit job {key}_audit ({int(samples):,} samples per input of each of its audits)"
         if max_mb is not None and mb > max_mb:
