@@ -386,6 +386,16 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     snakemake(work, *shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))[1:])
     assert table.read_bytes() == smoke[f"{TOY_ROOT}/toy/tables/fig1.csv"]
 
+    # a run file lost beneath the tables made from it (Snakemake deletes a job's outputs when it starts it, so a
+    # run job killed during a --forcerun left it missing): the next run computes it again, and what reads it
+    # (it said "Nothing to be done", rerun-incomplete or not)
+    lost = next(work / rel for rel in sorted(smoke) if "/toy/runs/laplace/" in rel)
+    lost.unlink()
+    plan = planned_jobs(snakemake(work, "-n", "toy", *base))
+    assert plan.get("toy_runs_laplace") == 1 and plan.get("toy_tables_laplace") == 1, plan
+    snakemake(work, "--cores", "1", "toy", *base)
+    assert lost.is_file() and planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
+
 
 @pytest.fixture(scope="module")
 def every_run_job(smoke_runs):
