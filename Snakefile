@@ -44,6 +44,8 @@ rule all:
         rules.report_html.output,
         # a reference whose manifest or a listed file is missing: its claims job fails, naming the file
         reference_broken_files(),
+        # run files lost beneath their tables (an interrupted --forcerun): computed again (common.smk)
+        lost_run_files(),
 
 
 onsuccess:

@@ -1,14 +1,17 @@
 """Snakemake entry: recompute the run jobs a paper's reference sampled and compare them value by value.
 
 Each job is reported exactly: bit-identical, or how many values differ and the largest difference in units in
-the last place; the job fails only past the paper's tolerance (``Paper.verify_ulps``, 0 for most papers)."""
+the last place; the job fails only past the paper's tolerance (``Paper.verify_ulps``, 0 for most papers).  The
+summary line counts the jobs of each kind and, where values differ, names the OpenBLAS kernel family in use and the
+reference's (privopt.pipeline.reference.verify_summary)."""
 
 import logging
 import tempfile
 
 import pandas as pd
 
-from privopt.pipeline.reference import reference_folder, verify_jobs
+from privopt.pipeline.blas import openblas_corename
+from privopt.pipeline.reference import read_manifest, reference_folder, verify_jobs, verify_summary
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv
 
@@ -22,9 +25,10 @@ with tempfile.TemporaryDirectory(prefix=f"verify-{p.paper}-") as work:
 log = logging.getLogger("verify")
 for f in found:
     log.info("%s: %s in %.2f s", f["job"], f["result"], f["seconds"])
-same = sum(f["identical"] for f in found)
-log.info("verify_%s: %d of %d recomputed run jobs bit-identical%s", p.paper, same, len(found),
-         "" if same == len(found) else f"; the others within the tolerance of {ulps} ulps" if ulps else "")
+manifest = read_manifest(folder)
+cpu = manifest.get("cpu") or "a CPU not named"
+written_with = manifest.get("openblas_corename") or f"not recorded (written on {cpu})"
+log.info("%s", verify_summary(p.paper, found, ulps, kernels=openblas_corename(), reference_kernels=written_with))
 bad = [f for f in found if f["mismatch"]]
 if bad:
     raise SystemExit(f"verify_{p.paper}: {len(bad)} of {len(found)} recomputed run jobs differ from the reference "

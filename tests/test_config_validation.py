@@ -102,6 +102,56 @@ def test_the_shipped_scales_plan_within_the_limit(files):
     assert count == expected  # the arithmetic count is the jobs Snakemake plans
 
 
+# ----------------------------------------------------------------------------- the jobs that are not run jobs
+
+
+def test_an_audit_sample_no_machine_can_hold_is_refused_before_planning_naming_the_key_and_the_file(tmp_path):
+    """privacy_audit.samples: 1e12 passed the schema (an integer >= 100) and no audit job was priced: each paper's
+    audit job would have tried to draw 10^12 outputs per input of every audit."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("privacy_audit:\n  samples: 1e12\n")
+    config = load_config([mine])
+    with pytest.raises(ConfigError) as err:
+        costguard.check_audits(config, papers(), origin=ConfigSources([mine]).origin)
+    message = str(err.value)
+    assert "audit job " in message and "_audit (1,000,000,000,000 samples per input" in message, message
+    assert "TB of memory" in message, message
+    assert f"privacy_audit.samples = 1000000000000 (set in {mine})" in message, message
+    # the time limit too: Chaturvedi et al.'s audits at 10^6 samples each compute for hours
+    mine.write_text("privacy_audit:\n  samples: 1e6\n")
+    with pytest.raises(ConfigError, match=r"audit job chaturvedi2021_audit .* compute for .* more than "
+                                          r"cost_guard.max_job_hours = 1"):
+        costguard.check_audits({**load_config([mine]), "cost_guard": {**GUARD, "max_job_hours": 1}}, papers())
+
+
+@pytest.mark.parametrize("files", [[], ["paper.yaml"], ["smoke.yaml"]])
+def test_the_shipped_audit_samples_are_the_declared_ones_and_a_number_is_priced_by_it(files):
+    config = load_config([CONFIG / f for f in files])
+    priced = costguard.check_audits(config, papers())  # within the limits
+    # "quick" / "paper": each audit's own declared samples, measured; a number (the smoke scale's) is priced
+    assert (priced == {}) == isinstance(config["privacy_audit"]["samples"], str)
+    small = costguard.check_audits({**config, "privacy_audit": {**config["privacy_audit"], "samples": 1000}}, papers())
+    assert set(small) == {k for k, p in papers().items() if p.audits}
+    for key, (seconds, mb) in small.items():  # the job's resources, from a model linear in the samples
+        data_mb = run_cost.audit_cost(key, 1000)[1]
+        assert (seconds, mb) == (run_cost.audit_cost(key, 1000)[0], run_cost.mem_mb(data_mb))
+        assert run_cost.audit_cost(key, 2000) == pytest.approx((2 * seconds, 2 * data_mb))
+
+
+def test_the_audit_cost_model_measures_every_declared_audit():
+    """An audit added without its constants would be priced as a guess: benchmarks/audit_cost.py measures it."""
+    from privopt.pipeline.protocol import resolve
+
+    declared = {key: {a.name: a for ref in p.audits for a in resolve(ref)()} for key, p in papers().items() if p.audits}
+    assert {key: set(audits) for key, audits in declared.items()} == \
+        {key: set(audits) for key, audits in run_cost.AUDIT_COST.items()}
+    for key, audits in declared.items():
+        for name, audit in audits.items():
+            _, per_sample = run_cost.AUDIT_COST[key][name]
+            # at least the outputs it holds: two inputs of int64 codes or float rows
+            assert per_sample >= 2 * 8 * len(audit.labels or (0,)), (key, name)
+
+
 # ----------------------------------------------------------------------------- the job's estimate
 
 

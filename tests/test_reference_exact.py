@@ -227,3 +227,29 @@ def test_verify_jobs_report_exact_counts_for_a_job_within_the_tolerance(tmp_path
     monkeypatch.setattr(Experiment, "execute", lambda self, point, settings, seeds, inputs: {"runs": stored})
     [job] = reference.verify_jobs(folder, _paper(), {}, tmp_path / "work")
     assert job["identical"] and job["differing"] == 0 and "bit-identical" in job["result"]
+
+
+def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolerance_of_a_failing_one():
+    """It said "3 of 4 recomputed run jobs bit-identical; the others within the tolerance of 4 ulps" when the fourth
+    had other columns than the reference and failed."""
+    from privopt.pipeline.reference import verify_summary
+
+    same = {"identical": True, "mismatch": None, "differing": 0, "values": 1650, "max_ulps": 0.0,
+            "result": "bit-identical (1,650 values)"}
+    near = {"identical": False, "mismatch": None, "differing": 50, "values": 1650, "max_ulps": 4.0,
+            "result": "50 of 1,650 values differ (G 25, REG_G 25); largest difference 4 ulps"}
+    shape = {"identical": False, "mismatch": "runs/privacy: columns [...] differ from the reference's [...]",
+             "differing": 0, "values": 168, "max_ulps": 0.0,
+             "result": "runs/privacy: columns ['a', 'b'] differ from the reference's ['a']; "
+                       "tpriv: bit-identical (168 values)"}
+    assert verify_summary("p", [same, same]) == "verify_p: 2 of 2 recomputed run jobs bit-identical"
+    line = verify_summary("p", [same, near, shape], 4, kernels="SkylakeX", reference_kernels="Haswell")
+    assert line == ("verify_p: 1 of 3 recomputed run jobs bit-identical; 1 within the tolerance of 4 ulps (50 of "
+                    "1,650 values differ, the largest by 4 ulps); 1 beyond the tolerance (1 with other columns or "
+                    "rows); OpenBLAS kernels here: SkylakeX, the reference's: Haswell"), line
+    far = {**near, "mismatch": "50 of 1,650 values differ", "max_ulps": 12.0}
+    assert verify_summary("p", [far], 0, kernels="Haswell").endswith(
+        "0 of 1 recomputed run jobs bit-identical; 1 differ (50 of 1,650 values differ, the largest by 12 ulps); "
+        "OpenBLAS kernels here: Haswell, the reference's: not recorded")
+    text = {**far, "max_ulps": 0.0, "differing": 1}  # a string column (a description) changed
+    assert "1 differ (1 of 1,650 values differ, none of them floats)" in verify_summary("p", [text])

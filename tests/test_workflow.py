@@ -137,6 +137,7 @@ def toy_copy(tmp_path_factory):
         ({"toy": {"repeat": {"k": [1]}}}, "unknown key k, did you mean ks?"),
         ({"toy": {"n": 3}}, "paper toy: config key toy.n = 3"),  # the paper's cross-key check
         ({"toy": "none"}, "config key toy (paper toy"),  # a section that is no mapping
+        ({"privacy_audit": {"samples": 10**12}}, "privacy_audit.samples = 1000000000000"),  # an audit job's price
         ("uber_sha256=xyz", "config key uber_sha256"),
         ("uber_source=/nonexistent/pickups.csv", "uber_source"),
         ("bogus_key=1", "bogus_key"),
@@ -384,6 +385,16 @@ def test_scales_and_settings_keep_their_results_and_a_hand_edited_table_is_caugh
     assert proc.returncode != 0 and f"{TOY_ROOT}/toy/tables/fig1.csv: its sha256" in log, log[-2000:]
     snakemake(work, *shlex.split(re.search(r"regenerate it with `([^`]+)`", log).group(1))[1:])
     assert table.read_bytes() == smoke[f"{TOY_ROOT}/toy/tables/fig1.csv"]
+
+    # a run file lost beneath the tables made from it (Snakemake deletes a job's outputs when it starts it, so a
+    # run job killed during a --forcerun left it missing): the next run computes it again, and what reads it
+    # (it said "Nothing to be done", rerun-incomplete or not)
+    lost = next(work / rel for rel in sorted(smoke) if "/toy/runs/laplace/" in rel)
+    lost.unlink()
+    plan = planned_jobs(snakemake(work, "-n", "toy", *base))
+    assert plan.get("toy_runs_laplace") == 1 and plan.get("toy_tables_laplace") == 1, plan
+    snakemake(work, "--cores", "1", "toy", *base)
+    assert lost.is_file() and planned_jobs(snakemake(work, "-n", "toy", *base)) == {}
 
 
 @pytest.fixture(scope="module")

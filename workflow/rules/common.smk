@@ -95,7 +95,8 @@ def check_config():
     against the workflow's schema, then each paper's section against workflow/schemas/<paper>.schema.yaml
     (defaults filled in, numbers in scientific notation read as numbers), then each paper's cross-key
     checks, then each used data set's checks, then the number of run jobs it plans (counted, before
-    Snakemake plans them: privopt.pipeline.costguard.check_plan).  Every error names the paper, the key
+    Snakemake plans them: privopt.pipeline.costguard.check_plan) and the price of the audit jobs
+    (costguard.check_audits).  Every error names the paper, the key
     path and the config file that set it."""
     loaded = load_config(config_files(), workflow.config_settings.config, papers=PAPERS, base=None,
                          schemas=Path(workflow.basedir) / "workflow/schemas")
@@ -103,6 +104,7 @@ def check_config():
     config.update(loaded)
     check_datasets()
     costguard.check_plan(config, PAPERS, origin=config_sources().origin)
+    costguard.check_audits(config, PAPERS, origin=config_sources().origin)
     known = {e.name for p in PAPERS.values() for e in p.experiments}
     unknown = [e for e in config["reference_part"] if e not in known]
     if unknown:
@@ -515,3 +517,40 @@ def reference_code(paper):
     the modules that changed since a reference was computed)."""
     return {e.name: module_digests(sorted({ref_module(e.run), ref_module(e.tables)}), Path(_src))
             for e in paper.experiments}
+
+
+# ----------------------------------------------------------------------------- run files lost beneath their tables
+# Snakemake deletes a job's outputs when it starts the job, and makes a missing file again only when a job that
+# has to run reads it.  A run job killed midway (an interrupted --forcerun) thus left its run file missing under
+# tables made from it, and the next run said "Nothing to be done" (even with rerun-incomplete).  The run files of
+# the current settings that are missing while their experiment's tables record exactly these settings (their
+# provenance) are inputs of the paper's target and of `all`: the next run computes them again, then (newer
+# inputs) the tables, figures and claims that read them.  Not in the snakemake processes that run single jobs.
+
+
+def lost_run_files(paper=None):
+    """The run files of the current settings missing beneath tables whose provenance records those settings (of
+    one paper, or of all)."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return []
+    lost = []
+    for p in [paper] if paper is not None else PAPERS.values():
+        for exp in p.experiments:
+            provenance = Path(p.provenance_file(exp.name, paper_root(p)))
+            try:
+                recorded = json.loads(provenance.read_text())["runs"]
+                points = lambda runs: [(json.dumps(r["point"], sort_keys=True), r["settings_key"]) for r in runs]
+                if points(recorded) != points(run_settings(p, exp)):
+                    continue
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            lost += [f for name in exp.outputs for f in run_files(p, exp, name) if not Path(f).exists()]
+    new = [f for f in lost if f not in _LOST_SAID]
+    if new:
+        _LOST_SAID.update(new)
+        print(f"{len(new)} run file(s) missing beneath their tables (an interrupted run?), computed again: "
+              + ", ".join(new[:5]) + (" ..." if len(new) > 5 else ""), file=sys.stderr)
+    return lost
+
+
+_LOST_SAID = set()  # the lost run files already named (the paper targets and `all` ask for the same)

@@ -209,3 +209,4 @@ for _paper in PAPERS.values():
         input:
             [f for fig in _paper.figures for f in _paper.figure_files(fig.id, _root).values()],
             _paper.claims_file_at(_root),
+            lost_run_files(_paper),  # run files lost beneath their tables: computed again (common.smk)

@@ -11,7 +11,9 @@ type (:func:`privopt.online.coverage.type_totals`), so every k-set is valued by 
   P); dominance is a strict partial order, so repeated swaps end inside the kept items.  This is
   what makes SYN-CLICK-PAD (dummy items equal to p_base everywhere) enumerable at n = 1000.  The
   enumeration is refused above ``max_sets`` subsets (2·10⁶, perezsalazar2021 reading R13).
-* :func:`greedy`: the offline greedy set on Φ (ties to the lowest index) — OFF-GREEDY.
+* :func:`greedy`: the offline greedy set on Φ (ties to the lowest index) — OFF-GREEDY.  Its gains and values are
+  sums in one fixed order (:mod:`privopt.online.fixed_sums`), not BLAS products, so G is the same bits on every
+  CPU.
 * :func:`uniform_value`: the exact expected Φ of UNIF (k independent uniform picks, duplicates merged),
   by enumerating the n^k pick tuples.
 * :func:`greedy_upper_bound`: ``UB = min_j [Φ(S_j) + Σ_{top-k a} (Φ(S_j + a) − Φ(S_j))]`` over the
@@ -24,6 +26,7 @@ import math
 
 import numpy as np
 
+from privopt.online.fixed_sums import dot, dots
 from privopt.online.coverage import check_coverage_matrix
 
 __all__ = ["MAX_SETS", "kept_items", "exact_opt", "greedy", "greedy_upper_bound",
@@ -72,16 +75,17 @@ def greedy(P, counts, k: int) -> tuple[float, np.ndarray]:
     """Offline greedy on Φ for one count vector: (Φ(S_k), S_k in pick order), ties to the lowest index."""
     P = check_coverage_matrix(P)
     c = np.asarray(counts, dtype=float).reshape(-1)
+    cols = np.ascontiguousarray(P.T)
     uncovered = np.ones(P.shape[0])
     chosen: list[int] = []
     value = 0.0
     for _ in range(k):
-        gains = (c * uncovered) @ P
+        gains = dots(c * uncovered, cols)
         gains[chosen] = -np.inf
         a = int(np.argmax(gains))
         chosen.append(a)
         uncovered = uncovered * (1.0 - P[:, a])
-        value = float(c @ (1.0 - uncovered))
+        value = dot(c, 1.0 - uncovered)
     return value, np.array(chosen, dtype=np.int64)
 
 
@@ -89,13 +93,14 @@ def greedy_upper_bound(P, counts, k: int) -> float:
     """UB = min over greedy prefixes S_j of Φ(S_j) + (sum of the k largest marginals on S_j)."""
     P = check_coverage_matrix(P)
     c = np.asarray(counts, dtype=float).reshape(-1)
+    cols = np.ascontiguousarray(P.T)
     uncovered = np.ones(P.shape[0])
     chosen: list[int] = []
     best = math.inf
     for _ in range(k + 1):
-        gains = (c * uncovered) @ P
+        gains = dots(c * uncovered, cols)
         gains[chosen] = 0.0
-        best = min(best, float(c @ (1.0 - uncovered)) + float(np.sort(gains)[::-1][:k].sum()))
+        best = min(best, dot(c, 1.0 - uncovered) + float(np.sort(gains)[::-1][:k].sum()))
         if len(chosen) == k:
             break
         g = gains.copy()

@@ -29,6 +29,13 @@ start-up takes when the numba cache is warm), summed over its jobs.
 An experiment without a cost model is priced at ``FALLBACK_SECONDS`` per job (a 20-minute SLURM
 time limit, ungrouped): generous for the seconds-long jobs a new paper starts with, and a reason to
 write its model before paper scale.
+
+A paper's privacy audit job (``<paper>_audit``, local) is priced too, by the samples per input the config asks
+for (``privacy_audit.samples``): every audit draws that many outputs on each of its two inputs for each of its
+configurations, so its CPU seconds and the memory of its arrays grow linearly with the samples
+(:func:`audit_cost`, from :data:`AUDIT_COST`, measured per audit).  The other local jobs (instances, tables,
+checks, figures, claims, the report) read what the run jobs wrote and the data sets: their size follows the run
+jobs the cost guard prices and the data (checked when parsed).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import math
 
 __all__ = ["MARGIN", "STARTUP_MIN", "JOB_STARTUP_S", "MEM_BASE_MB", "MEM_DATA_MARGIN", "FALLBACK_SECONDS",
            "SHORT_JOB_S", "MEDIUM_JOB_S", "job_seconds", "job_data_mb", "runtime_minutes", "mem_mb", "core_seconds",
-           "cluster_group"]
+           "cluster_group", "AUDIT_COST", "audit_cost"]
 
 #: factor on the predicted seconds (see the module docstring)
 MARGIN = 3.0
@@ -104,3 +111,54 @@ def cluster_group(predicted_s: float) -> str | None:
     if predicted_s < MEDIUM_JOB_S:
         return "runs_medium"
     return None
+
+
+# ----------------------------------------------------------------------------- privacy audit jobs
+
+#: per paper, per audit (``privopt.audit``, by name): CPU seconds per sample per input for all its configurations
+#: (correct, planted, subtle) together, and the peak bytes of its numpy arrays per sample per input
+#: (``tracemalloc``), measured at its quick samples by ``benchmarks/audit_cost.py`` on the loaded 2-core build
+#: machine, 2026-11-28 (numba kernels compiled beforehand)
+AUDIT_COST: dict[str, dict[str, tuple[float, float]]] = {
+    "cardoso2019": {
+        "submod_bandit_releases": (1.48e-05, 242),
+        "submod_bandit_coins": (1.74e-05, 312),
+    },
+    "chaturvedi2021": {
+        "exp_mech_numpy": (0.000392, 48.5),
+        "exp_mech_numba": (1.35e-06, 48.1),
+        "dpg_basic": (0.000928, 48.3),
+        "dpg_advanced_code": (0.001, 63.7),
+        "dpg_advanced_drv": (0.000996, 64.3),
+        "dpg_improved": (0.000985, 61.4),
+        "dpg_better_of": (0.001, 48.3),
+        "pcg_swap_G": (0.00195, 78.9),
+        "pcg_pairwise_G": (0.00181, 74.8),
+        "pcg_swap_exact_F": (0.00194, 80.8),
+        "pcg_pairwise_exact_F": (0.00174, 75.2),
+        "pmcg_G": (0.00652, 213),
+    },
+    "perezsalazar2021": {
+        "osm_fi_dp": (4.35e-06, 108),
+        "osm_alg4": (3.2e-06, 50.3),
+    },
+    "shariff2018": {
+        "tree_gaussian": (0.00041, 257),
+        "tree_wishart": (0.0025, 361),
+    },
+    "smith2013": {
+        "tbap_l2laplace": (8.01e-06, 200),
+        "tbap_laplace_d1": (8.94e-06, 120),
+    },
+}
+
+
+def audit_cost(paper: str, samples: int) -> tuple[float, float]:
+    """(predicted CPU seconds, MB of data) of the audit job of ``paper`` with ``samples`` outputs per input of
+    every audit: the seconds of its audits summed (they run one after another), the memory of the largest.  A
+    paper missing from :data:`AUDIT_COST` is priced as its costliest measured audit."""
+    measured = AUDIT_COST.get(paper) or {"(not measured)": (max(s for a in AUDIT_COST.values() for s, _ in a.values()),
+                                                            max(b for a in AUDIT_COST.values() for _, b in a.values()))}
+    seconds = sum(per_sample * samples for per_sample, _ in measured.values())
+    data_mb = max(per_sample * samples for _, per_sample in measured.values()) / 1e6
+    return float(seconds), float(data_mb)

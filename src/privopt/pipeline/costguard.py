@@ -20,6 +20,12 @@ Before any of that, the size of the plan itself: Snakemake holds every planned j
 :func:`check_plan` counts the run jobs of the configuration by arithmetic (points × seed blocks, no job
 made) and refuses more than ``max_run_jobs``, naming the experiment and the keys whose doubling grows
 the count; the workflow calls it right after validating the config (workflow/rules/common.smk).
+
+The jobs that are not run jobs are priced there too, before planning: a paper's privacy audit job, the one
+local job a config key makes as large as one likes (``privacy_audit.samples``, outputs drawn per input of every
+audit), is priced by :func:`check_audits` (:func:`privopt.pipeline.cost.audit_cost`) against the local limits,
+and refused naming the key and the file that set it.  The other local jobs read what the run jobs wrote (priced
+above) and the data sets (checked when parsed).
 """
 
 from __future__ import annotations
@@ -31,9 +37,11 @@ from functools import partial
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from privopt.pipeline import cost
 from privopt.pipeline.errors import ConfigError
 
-__all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb", "run_job_count", "check_plan"]
+__all__ = ["machine_mem_mb", "limits", "driving_keys", "check_job", "format_mb", "run_job_count", "check_plan",
+           "check_audits"]
 
 
 def machine_mem_mb() -> int | None:
@@ -253,3 +261,40 @@ def check_plan(config: Mapping, papers: Mapping, *, origin: Callable[[tuple], st
                       f"{limit:,} (Snakemake holds every planned job in memory); {key}.{name} alone plans "
                       f"{most:,}{drive}.  Lower {'one of them' if named else 'the runs or points'}, or raise "
                       f"cost_guard.max_run_jobs in a config file (privopt.pipeline.costguard)")
+
+
+# ----------------------------------------------------------------------------- the jobs that are not run jobs
+
+
+def check_audits(config: Mapping, papers: Mapping, *,
+                 origin: Callable[[tuple], str] = lambda path: "the config") -> dict:
+    """Refuse (:class:`ConfigError`) a ``privacy_audit.samples`` that makes a paper's audit job need more memory
+    or time than the local limits allow (audit jobs run where the workflow runs), naming the job, its estimate,
+    the limit, the key and the file that set it; return {paper: (seconds, MB)} of the jobs priced.  A named
+    scale ("quick", "paper") is each audit's own declared sample count, measured: only a number is priced."""
+    samples = config.get("privacy_audit", {}).get("samples", "quick")
+    guard = config.get("cost_guard", {})
+    if isinstance(samples, str) or isinstance(samples, bool) or not guard.get("enabled", True):
+        return {}
+    max_mb, mb_what, max_s, s_what = limits(guard, local=True)
+    priced = {}
+    for key, paper in papers.items():
+        if not getattr(paper, "audits", ()):
+            continue
+        seconds, data_mb = cost.audit_cost(key, int(samples))
+        mb = cost.mem_mb(data_mb)
+        priced[key] = (seconds, mb)
+        job = f"audit job {key}_audit ({int(samples):,} samples per input of each of its audits)"
+        if max_mb is not None and mb > max_mb:
+            what = f"{job} is predicted to need {format_mb(mb)} of memory, more than {mb_what}"
+            option = "cost_guard.max_mem_mb"
+        elif max_s is not None and seconds > max_s:
+            what = f"{job} is predicted to compute for {_format_s(seconds)}, more than {s_what}"
+            option = "cost_guard.max_job_hours"
+        else:
+            continue
+        raise ConfigError(f"cost guard: {what}; the config key that drives the estimate: privacy_audit.samples = "
+                          f"{samples!r} (set in {origin(('privacy_audit', 'samples'))}).  Lower it (\"quick\" and "
+                          f"\"paper\" are each audit's own sample counts), or go on anyway with a higher {option} or "
+                          f"cost_guard: {{enabled: false}} in a config file (privopt.pipeline.costguard)")
+    return priced

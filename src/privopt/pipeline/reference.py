@@ -52,7 +52,7 @@ from privopt.pipeline.provenance import file_sha256, first_changed
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
            "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
-           "verify_jobs", "RECOMPUTED", "merge_part", "data_digests",
+           "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "data_digests",
            "experiment_differences", "compact_reference"]
 
 #: the size budget of the reference folders of all papers together (bytes)
@@ -781,3 +781,31 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
                     "values": values, "differing": differing, "max_ulps": worst, "result": "; ".join(notes),
                     "mismatch": mismatch})
     return out
+
+
+def verify_summary(key: str, found: Sequence[Mapping[str, Any]], ulps: int = 0, *, kernels: str | None = None,
+                   reference_kernels: str | None = None) -> str:
+    """One line on the jobs :func:`verify_jobs` recomputed: how many are bit-identical, how many pass the tolerance
+    ``ulps`` with how many values differing and the largest difference, how many fail; where any value differs, the
+    OpenBLAS kernel family in use here (``kernels``) and the one the reference was written with
+    (``reference_kernels``), the usual reason (values summed through BLAS or LAPACK)."""
+    same = [f for f in found if f["identical"]]
+    within = [f for f in found if not f["identical"] and not f["mismatch"]]
+    beyond = [f for f in found if f["mismatch"]]
+    parts = [f"verify_{key}: {len(same)} of {len(found)} recomputed run jobs bit-identical"]
+    for jobs, what in ((within, f"within the tolerance of {ulps} ulps"), (beyond, "beyond the tolerance" if ulps else
+                                                                           "differ")):
+        if jobs:
+            values = sum(int(f["differing"]) for f in jobs)
+            worst = max(float(f["max_ulps"]) for f in jobs)
+            total = sum(int(f["values"]) for f in jobs)
+            shapes = sum(int(f["values"]) == 0 or "differ from the reference's" in f["result"]
+                         or "rows, the reference has" in f["result"] for f in jobs)
+            by = f"the largest by {worst:g} ulps" if worst else "none of them floats"
+            counted = f"{values:,} of {total:,} values differ, {by}" if values else ""
+            shaped = f"{shapes} with other columns or rows" if shapes else ""
+            parts.append(f"{len(jobs)} {what} ({'; '.join(x for x in (counted, shaped) if x)})")
+    if within or beyond:
+        parts.append(f"OpenBLAS kernels here: {kernels or 'unknown'}, "
+                     f"the reference's: {reference_kernels or 'not recorded'}")
+    return "; ".join(parts)

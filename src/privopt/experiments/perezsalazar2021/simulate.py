@@ -35,6 +35,7 @@ from privopt import seeding
 from privopt.online import osm_parameters as par
 from privopt.online.coverage import Stream, type_totals
 from privopt.online.coverage_offline import benchmarks, uniform_value
+from privopt.online.fixed_sums import running_dot
 from privopt.online.osm_privacy import eps_cert, nominal_eps
 from privopt.online.submodular_max import explore_counts, run_bandit, run_full_information, states_from
 
@@ -122,9 +123,11 @@ def _bench_fields(b: Mapping[str, Any], alg: float) -> dict:
 
 
 def _weighted(r: np.ndarray) -> np.ndarray:
+    """Σ_i (1 − 1/k)^{k−i} r_i of each row, summed term after term (not a BLAS product: the same bits on every CPU,
+    privopt.online.fixed_sums)."""
     k = r.shape[1]
     weights = (1.0 - 1.0 / k) ** (k - 1 - np.arange(k)) if k > 1 else np.ones(1)
-    return r @ weights
+    return np.array([running_dot(row, weights) for row in r])
 
 
 def full_information(P, stream: Stream, *, instance: str, key: Mapping[str, Any], k: int, T: int,
