@@ -31,7 +31,7 @@ def _horizon_panels(cols, rows) -> tuple[Figure, list]:
     (``rows``: (y scale, y label)), lettered a–f, log horizon, shared down each column only (each instance's
     horizons end where its data do: UBER-PICK's near 10⁵, SYN-CLICK's at 10⁶).  Returns the figure and, for every
     panel whose table has rows, (axes, row index, table); a panel of an empty table says there is no data."""
-    fig, axes = plt.subplots(len(rows), len(cols), figsize=(10, 11), layout="constrained", sharex="col")
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(10, 9.6), layout="constrained", sharex="col")
     panels = []
     for c, (name, s) in enumerate(cols):
         for r, (yscale, ylabel) in enumerate(rows):
@@ -259,7 +259,7 @@ def privacy_unit(ax, phi: pd.DataFrame) -> None:
 def f4(uber: pd.DataFrame, curves: pd.DataFrame, mp: pd.DataFrame, phi: pd.DataFrame, delta) -> Figure:
     """F4: Uber pickups: running average reward, the map, and the privacy unit."""
     anytime = uber[uber["group"] == "anytime"] if len(uber) else uber
-    fig, axd = plt.subplot_mosaic("AA;BC", figsize=(10.4, 11), layout="constrained", height_ratios=[1, 1.25])
+    fig, axd = plt.subplot_mosaic("AA;BC", figsize=(10.4, 9.8), layout="constrained", height_ratios=[1, 1.25])
     uber_anytime(axd["A"], curves, anytime)
     uber_map(axd["B"], mp)
     privacy_unit(axd["C"], phi)
