@@ -25,7 +25,7 @@ PROBE = """
 import json
 import numpy as np
 from privopt.fastrng import FastGenerator
-from privopt.online.tbap import _tbap_kernel, tbap_error_sq
+from privopt.mechanisms.tbap import _tbap_kernel, tbap_error_sq
 err = tbap_error_sq(8, 2, 1.0, np.stack([FastGenerator(s).state for s in range(3)]))
 print(json.dumps({"err": err.tolist(), "hits": sum(_tbap_kernel.stats.cache_hits.values()),
                   "misses": sum(_tbap_kernel.stats.cache_misses.values())}))

@@ -358,7 +358,7 @@ def test_the_closure_follows_imports_transitively_with_parent_packages():
     # depend on every other audited mechanism (CI once saw the Smith & Thakurta privacy runs rerun
     # after an edit of privopt.submodular.greedy)
     tbap = codedigest.closure(["privopt.experiments.smith2013.privacy"], SRC)
-    assert "privopt.audit.core" in tbap and "privopt.online.tbap" in tbap
+    assert "privopt.audit.core" in tbap and "privopt.mechanisms.tbap" in tbap
     assert not any(m.startswith(("privopt.submodular", "privopt.bandits", "privopt.audit.greedy")) for m in tbap)
 
 
