@@ -87,8 +87,12 @@ def test_every_algorithm_keeps_its_own_stream_and_diagnostics_add_rows_only(pool
     from privopt.submodular.greedy import random_basis
 
     objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(locations, data, instances.normaliser(figure)))
-    alone = {"PCG": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG", 3)),
-             "PCG0": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG0", 3), data_independent=True),
+    def run_pcg(gen, data_independent=False):  # Algorithm 1 then rounding, both from the one stream ``gen``
+        return runs.round_point(runs.continuous_point(objective, setting, gen, data_independent=data_independent),
+                                setting, gen)
+
+    alone = {"PCG": run_pcg(runs._algorithm_rng(setting, "PCG", 3)),
+             "PCG0": run_pcg(runs._algorithm_rng(setting, "PCG0", 3), data_independent=True),
              "Random": random_basis(setting.matroid, runs._algorithm_rng(setting, "Random", 3))}
     value = block.set_index("algorithm")["utility"]
     for algorithm, members in alone.items():

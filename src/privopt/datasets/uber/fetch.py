@@ -26,7 +26,7 @@ from typing import IO, Any
 from privopt.io import atomic_path
 
 __all__ = ["CANONICAL_URL", "CANONICAL_GIT_BLOB_ID", "CANONICAL_RECORDS", "RAW_FILE", "ChecksumError", "content_key",
-           "git_blob_id", "sha256_file", "fetch_uber", "fetch"]
+           "git_blob_id", "fetch_uber", "fetch"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,15 +68,6 @@ def git_blob_id(path: str | os.PathLike[str]) -> str:
     """
     size = os.path.getsize(path)
     h = hashlib.sha1(b"blob %d\0" % size)
-    with open(path, "rb") as fh:
-        for block in _iter_chunks(fh):
-            h.update(block)
-    return h.hexdigest()
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """Hex sha256 of a file's bytes (streamed)."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in _iter_chunks(fh):
             h.update(block)

@@ -236,11 +236,6 @@ def round_point(result: ContinuousGreedyResult, setting: Setting, gen: np.random
     return np.sort(np.argsort(labels)[chosen])
 
 
-def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *, data_independent: bool = False) -> np.ndarray:
-    """Algorithm 1 then rounding, both from ``gen`` (see :func:`continuous_point`)."""
-    return round_point(continuous_point(objective, setting, gen, data_independent=data_independent), setting, gen)
-
-
 def relabelled_round(result: ContinuousGreedyResult, setting: Setting, algorithm: str, seed: int) -> np.ndarray:
     """Diagnostic: ``result`` rounded after a uniform relabelling of the elements, permutation and
     coins from the stream of ``algorithm`` (``PCG_perm`` or ``PCG0_perm``)."""
