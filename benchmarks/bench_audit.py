@@ -1,7 +1,7 @@
 """Sampling speed and quick-scale cost of every privacy audit (privopt.audit), with the audit table.
 
-Every audit of the library catalogue (``privopt.audit.catalogue``) and of every registered paper's
-declaration (``Paper.audits``), once each.  For each audit and configuration (correct, planted, and
+Every audit of the project (:func:`privopt.pipeline.audits.every_audit`: the library catalogue and every
+registered paper's declaration, ``Paper.audits``), once each.  For each audit and configuration (correct, planted, and
 subtle where the audit has one) the sampler draws n outputs on input D after a warm-up call (numba
 compile / cache load) and the rate n / seconds is printed; then the quick ``run_audit`` of every
 configuration is run and its CPU seconds (``time.process_time``, all configurations together) are
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from privopt import audit
-from privopt.audit import catalogue
+from privopt.pipeline.audits import every_audit
 
 
 def _rate(a, variant: str, n: int) -> float:
@@ -29,24 +29,6 @@ def _rate(a, variant: str, n: int) -> float:
     t0 = time.perf_counter()
     a.sampler(variant, 0, n, rng)
     return n / (time.perf_counter() - t0)
-
-
-def every_audit() -> list:
-    """The catalogue's audits and every registered paper's declared audits, each name once."""
-    from privopt.pipeline.protocol import resolve
-    from privopt.pipeline.registry import papers
-
-    seen, out = set(), []
-    for a in catalogue.all_audits():
-        seen.add(a.name)
-        out.append(a)
-    for p in papers().values():
-        for ref in p.audits:
-            for a in resolve(ref)():
-                if a.name not in seen:
-                    seen.add(a.name)
-                    out.append(a)
-    return out
 
 
 def main() -> None:
@@ -58,7 +40,7 @@ def main() -> None:
     ap.add_argument("--csv", default=None, help="write the table here")
     args = ap.parse_args()
     rows = []
-    for a in every_audit():
+    for a in (entry.audit for entry in every_audit()):
         if args.only and a.name not in args.only:
             continue
         n = a.samples["quick"]

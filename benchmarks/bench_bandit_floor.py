@@ -6,7 +6,7 @@ A round of :func:`privopt.bandits.kernels.episode_kernel` draws, from the projec
 * environment: the optimal arm's index (one uniform), the K arms of the decision set
   (:func:`privopt.bandits.kernels.decision_set_start`: one uniform and the two keys of the set's normals;
   :func:`privopt.bandits.kernels.draw_arm_prime`: the zone rejection sampler's uniforms, and d − 1
-  counter-based normals per arm from :mod:`privopt.counter_normals`) and the reward coin (one uniform for ±1 rewards, one normal for Gaussian ones);
+  counter-based normals per arm from :mod:`privopt.fastrng.counter_based`) and the reward coin (one uniform for ±1 rewards, one normal for Gaussian ones);
 * noise (private variants): the tree nodes refreshed this round (m nodes in round 1, then
   1 + min(tz(t − 1), m − 1): two on average), each a packed (d+1)×(d+1) symmetric Gaussian or
   Wishart (Bartlett) matrix drawn by the kernel's own samplers.
@@ -46,7 +46,7 @@ from privopt.bandits.instances import zone_mode
 from privopt.bandits.kernels import decision_set_start, dim_tag, draw_arm_prime, draw_arm_t
 from privopt.bandits.parameters import MECH_CODES
 from privopt.bandits.streams import episode_streams
-from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng.counter_based import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
 from privopt.mechanisms.tree import path_refresh_top
@@ -95,7 +95,7 @@ def floor_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, reward_gauss, 
 @numba.njit(cache=True)
 def floor_kernel_prefilter(env, dim_tag, K, opt_mean, low, high, om, reward_gauss, n_rounds):
     """The environment draws of ``n_rounds`` rounds as the prefilter kernel makes them (the same numbers as
-    :func:`floor_kernel`'s, by the prefilter kernel's fast and exact passes of :mod:`privopt.counter_normals`),
+    :func:`floor_kernel`'s, by the prefilter kernel's fast and exact passes of :mod:`privopt.fastrng.counter_based`),
     the directions stored one arm per row.  Returns a checksum."""
     d = len(dim_tag)
     gr = np.zeros((K, d))

@@ -1,6 +1,6 @@
 """Nanoseconds per streamed step of every continual counter (privopt.mechanisms.counting), beside the tree.
 
-For T = 2^14 items and p = 1, 16, 64 coordinates, each counter streams N(1..T) through ``counter_step`` (the
+For T = 2^14 items and p = 1, 16, 64 coordinates, each counter streams N(1..T) through its step (the
 numba loop of ``prefix_noise``) after a warm-up run (compile / cache load); the time is the best of ``--reps``
 runs, divided by T.  The ratio is to the dyadic "tree" counter with the same seed law, measured in the same run.
 Seed laws: Gaussian for all (analytic Gaussian, ε = 1, δ = 1e-6), and ℓ2-Laplace (pure ε = 1) for the

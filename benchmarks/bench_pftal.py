@@ -33,7 +33,7 @@ from privopt.online.bandit_pftal import bandit_numpy, bandit_setup, run_bandit
 from privopt.online.comparators import best_fixed
 from privopt.online.losses import loss_code
 from privopt.online.pftal import pftal_numpy, pftal_setup, run_pftal
-from privopt.online.tbap import tbap_error_sq
+from privopt.mechanisms.tbap import tbap_error_sq
 
 POOL = 100_000
 

@@ -13,7 +13,7 @@ def uber_pools() -> dict:
     """Each figure's pickups inside its box, as (lat, lon) rows; skips without the shared data subset."""
     if not SUBSET.exists():
         pytest.skip(f"shared data subset not found at {SUBSET}")
-    from privopt.data.uber import read_pickups
+    from privopt.datasets.uber.parse import read_pickups
 
     pickups = read_pickups(SUBSET)
     return {fig: instances.in_box(pickups, fig)[["lat", "lon"]].to_numpy() for fig in ("fig1", "fig2")}

@@ -83,12 +83,16 @@ def test_every_algorithm_keeps_its_own_stream_and_diagnostics_add_rows_only(pool
     locations = runs.candidate_locations(figure, settings)
     block = runs.run_block(pools[figure], locations, setting, [3], instances.normaliser(figure))
     _, data = runs.sample_dataset(pools[figure], setting, 3)
-    from privopt.data import geometry
+    from privopt.experiments.chaturvedi2021 import geometry
     from privopt.submodular.greedy import random_basis
 
     objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(locations, data, instances.normaliser(figure)))
-    alone = {"PCG": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG", 3)),
-             "PCG0": runs.run_pcg(objective, setting, runs._algorithm_rng(setting, "PCG0", 3), data_independent=True),
+    def run_pcg(gen, data_independent=False):  # Algorithm 1 then rounding, both from the one stream ``gen``
+        return runs.round_point(runs.continuous_point(objective, setting, gen, data_independent=data_independent),
+                                setting, gen)
+
+    alone = {"PCG": run_pcg(runs._algorithm_rng(setting, "PCG", 3)),
+             "PCG0": run_pcg(runs._algorithm_rng(setting, "PCG0", 3), data_independent=True),
              "Random": random_basis(setting.matroid, runs._algorithm_rng(setting, "Random", 3))}
     value = block.set_index("algorithm")["utility"]
     for algorithm, members in alone.items():
@@ -144,7 +148,7 @@ def test_round_point_with_identity_labels_is_the_plain_rounding_and_keeps_a_basi
     setting = runs.make_setting("fig1", "paper", 16, {**FIG1, "rounding": rounding, "s": 50})
     locations = runs.candidate_locations("fig1", FIG1)
     _, data = runs.sample_dataset(pools["fig1"], setting, 0)
-    from privopt.data import geometry
+    from privopt.experiments.chaturvedi2021 import geometry
 
     objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(locations, data, instances.normaliser("fig1")))
     point = runs.continuous_point(objective, setting, np.random.default_rng(0))

@@ -90,7 +90,7 @@ def test_runs_are_figure_1_2s_runs_and_differ_only_in_eps0(pools, figure, point,
     e0 = block.groupby("algorithm")["eps0"].first()
     assert e0["PCG_exactBR"] == exact.eps0_of(setting)["PCG_exactBR"]
     # the same stream at the paper's ε0 is the paper's PCG; at the exact ε0 it is this table's row
-    from privopt.data import geometry
+    from privopt.experiments.chaturvedi2021 import geometry
 
     _, data = runs.sample_dataset(pools[figure], setting, 1)
     objective = runs.FacilityLocation(geometry.manhattan_distance_matrix(runs.candidate_locations(figure, settings),

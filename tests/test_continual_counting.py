@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numba
 import numpy as np
 import pytest
 
@@ -53,14 +54,34 @@ def test_stream_equals_the_explicit_linear_form(name, noise, T):
     np.testing.assert_allclose(N, B @ _seed_rows(c, B.shape[1], 11), rtol=1e-11, atol=1e-11 * c.scale)
 
 
+@numba.njit(cache=True)
+def _counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
+    """N(t) into ``out[:p]`` after item t: the step of any counter and law (the fields of a CounterState, then t)."""
+    if code == 0:
+        cc.tree_step(t, law, scale, p, n, buf, rng_state, gbuf, out)
+    elif code == 1:
+        cc.honaker_step(t, law, scale, p, n, params, buf, rng_state, gbuf, out)
+    elif code == 2:
+        cc.sqrt_step(t, law, scale, p, n, params, buf, rng_state, gbuf, out)
+    else:
+        cc.smooth_step(t, law, scale, p, n, ibuf, buf, rng_state, gbuf, out)
+
+
 @pytest.mark.parametrize("name,noise", CASES)
 def test_stepping_the_state_gives_prefix_noise(name, noise):
     c = _counter(name, noise, 50, 2)
     st = cc.init_state(c, 5)
     out = np.empty((c.T, c.p))
     for t in range(1, c.T + 1):
-        cc.counter_step(*st, t, out[t - 1])
+        _counter_step(*st, t, out[t - 1])
     assert np.array_equal(out, cc.prefix_noise(c, 5))
+    if name != "sqrt":  # the steps the learners call, the law fixed
+        fixed = cc.laplace_counter_step if noise == "laplace" else cc.gaussian_counter_step
+        st = cc.init_state(c, 5)
+        again = np.empty((c.T, c.p))
+        for t in range(1, c.T + 1):
+            fixed(st.code, st.scale, st.p, st.n, st.params, st.ibuf, st.buf, st.rng_state, st.gbuf, t, again[t - 1])
+        assert np.array_equal(again, out)
 
 
 def test_banded_sqrt_streams_for_every_band_count():

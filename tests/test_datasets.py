@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
 
-from privopt.pipeline.datasets import Dataset, data_records, dataset, dataset_outputs, datasets, used_datasets
+from manifest_records import data_records
+from privopt.pipeline.datasets import Dataset, dataset, dataset_outputs, datasets, used_datasets
 from privopt.pipeline.protocol import Instance
 from privopt.pipeline.registry import papers
 from workflow_runs import (REPO, SUBSET, SUBSET_DIR, SUBSET_SHA256, TOY, copy_workflow, needs_subset, planned_jobs,
@@ -25,14 +27,51 @@ UBER_SETTINGS = {"uber_source": str(SUBSET), "uber_sha256": SUBSET_SHA256, "uber
 
 def test_the_registry_finds_each_declaration_module_by_its_name():
     assert "uber" in datasets() and dataset("uber").name == "uber"
-    with pytest.raises(KeyError, match=r"no declared data set 'nope' \(src/privopt/datasets/nope\.py\)"):
+    with pytest.raises(KeyError, match=r"no declared data set 'nope' \(src/privopt/datasets/nope/dataset\.py\)"):
         dataset("nope")
+
+
+def test_a_data_set_is_one_package_holding_its_declaration_steps_and_reader():
+    """One home per data set: the declaration names steps of its own package, and the instances that read it
+    import its reader, not its fetch or parse steps (so editing a step reruns no instance job)."""
+    from privopt import codedigest
+
+    uber = dataset("uber")
+    assert (uber.fetch, uber.parse) == ("privopt.datasets.uber.fetch:fetch", "privopt.datasets.uber.parse:parse")
+    for key in ("chaturvedi2021", "smith2013", "perezsalazar2021", "cardoso2019"):
+        for inst in papers()[key].instances:
+            mods = codedigest.closure([inst.build.split(":")[0]], REPO / "src")
+            assert "privopt.datasets.uber.reader" in mods, (key, inst.name)
+            assert not {"privopt.datasets.uber.fetch", "privopt.datasets.uber.parse",
+                        "privopt.datasets.uber.dataset"} & set(mods), (key, inst.name)
+
+
+@pytest.mark.parametrize("layout, message", [
+    ({"plain.py": "DATASET = None\n"}, r"privopt\.datasets\.plain is a module; a data set is a package"),
+    ({"bare/__init__.py": ""}, r"src/privopt/datasets/bare/ has no dataset\.py"),
+])
+def test_a_data_set_that_is_not_a_package_with_a_declaration_is_refused(tmp_path, monkeypatch, layout, message):
+    import privopt.datasets as package
+    from privopt.pipeline import datasets as registry
+
+    for rel, text in layout.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(package, "__path__", [str(tmp_path)])
+    registry.datasets.cache_clear()
+    try:
+        with pytest.raises(TypeError, match=message):
+            registry.datasets()
+    finally:
+        monkeypatch.undo()
+        registry.datasets.cache_clear()
 
 
 def test_declaring_the_data_sets_imports_nothing_heavy():
     code = ("import sys\nfrom privopt.pipeline.datasets import datasets, used_datasets\n"
             "from privopt.pipeline.registry import papers\nused_datasets(papers().values())\n"
-            "print(sorted(m for m in ('pandas', 'pyarrow', 'numba', 'privopt.data.uber') if m in sys.modules))")
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'numba', 'privopt.datasets.uber.fetch',"
+            " 'privopt.datasets.uber.parse', 'privopt.datasets.uber.reader') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
                          env={"PYTHONPATH": str(REPO / "src"), "PATH": ""})
     assert out.stdout.strip() == "[]"
@@ -83,7 +122,7 @@ def test_manifests_of_either_form_give_their_records_by_data_set():
 
 
 def test_the_uber_folders_are_named_by_their_check_as_before():
-    from privopt.data.uber import CANONICAL_GIT_BLOB_ID, content_key
+    from privopt.datasets.uber.fetch import CANONICAL_GIT_BLOB_ID, content_key
 
     uber = dataset("uber")
     assert uber.config_keys == ("uber_source", "uber_sha256", "uber_min_records")
@@ -105,7 +144,7 @@ def test_a_local_uber_source_must_exist(tmp_path):
 
 @needs_subset
 def test_the_uber_steps_fetch_verify_and_parse_as_the_scripts_did(tmp_path):
-    from privopt.data.uber import read_pickups
+    from privopt.datasets.uber.parse import read_pickups
 
     uber = dataset("uber")
     files = {"uber-raw-data-apr14.csv": str(tmp_path / "uber-raw-data-apr14.csv")}
@@ -158,16 +197,16 @@ TOY_DATA = ("resources/toy/generated-v1/values.csv", "resources/toy/generated-v1
 
 
 def test_the_toy_data_set_is_files_added_where_a_data_set_and_its_paper_declare_themselves():
-    """A data set plugs in by adding files: its declaration (src/privopt/datasets/<name>.py) and the code it
-    names; no generic file (rules, scripts, the pipeline package) names it."""
+    """A data set plugs in by adding files: its package (src/privopt/datasets/<name>/: the declaration, its fetch
+    and parse steps, its reader); no generic file (rules, scripts, the pipeline package) names it."""
     files = [str(p) for p in toy_files()]
-    assert "src/privopt/datasets/toy.py" in files and "src/privopt/experiments/toy/data.py" in files
+    assert {f"src/privopt/datasets/toy/{m}.py" for m in ("__init__", "dataset", "fetch", "parse", "reader")} <= set(files)
     assert not any((REPO / f).exists() for f in files)  # additions only: nothing of the checkout is replaced
     generic = [*REPO.glob("workflow/rules/*.smk"), REPO / "Snakefile", *REPO.glob("scripts/*.py"),
                *REPO.glob("src/privopt/pipeline/*.py"), REPO / "paper/report.html.j2"]
     for path in generic:
         assert not re.search(r"\btoy\b|generated-v1", path.read_text()), path
-    declared = (TOY / "src/privopt/datasets/toy.py").read_text()
+    declared = (TOY / "src/privopt/datasets/toy/dataset.py").read_text()
     assert "import pandas" not in declared and "import numpy" not in declared
 
 
@@ -180,8 +219,10 @@ def test_only_the_data_sets_the_papers_read_are_planned(toy_work, tmp_path):
     rules = snakemake(toy_work, "--list-rules").stdout.split()
     assert {"uber_download", "uber_parse", "toy_download", "toy_parse"} <= set(rules)
     plain = copy_workflow(tmp_path / "plain")
-    (plain / "src/privopt/datasets/unused.py").write_text(
-        (TOY / "src/privopt/datasets/toy.py").read_text().replace('name="toy"', 'name="unused"'))
+    shutil.copytree(TOY / "src/privopt/datasets/toy", plain / "src/privopt/datasets/unused")
+    (plain / "src/privopt/datasets/unused/dataset.py").write_text(
+        (TOY / "src/privopt/datasets/toy/dataset.py").read_text().replace('name="toy"', 'name="unused"')
+        .replace("privopt.datasets.toy.", "privopt.datasets.unused."))
     rules = snakemake(plain, "--list-rules").stdout.split()
     assert {"uber_download", "uber_parse"} <= set(rules)
     assert not {r for r in rules if r.startswith(("toy_", "unused_"))}, rules

@@ -1,6 +1,6 @@
 """privopt.numba_cache: a cached kernel is compiled again when a module it imports is edited.
 
-numba alone keys a cached kernel by its own file (its content), so a kernel of ``online/tbap.py``
+numba alone keys a cached kernel by its own file (its content), so a kernel of ``mechanisms/tbap.py``
 keeps the old ``l2_laplace_into`` of ``mechanisms/laplace.py`` after that file is edited; the workflow
 would rerun the job (its code digest changed) and get the stale result again.  Each probe runs in a fresh
 process on a copy of the package, as a rerun job would.
@@ -25,7 +25,7 @@ PROBE = """
 import json
 import numpy as np
 from privopt.fastrng import FastGenerator
-from privopt.online.tbap import _tbap_kernel, tbap_error_sq
+from privopt.mechanisms.tbap import _tbap_kernel, tbap_error_sq
 err = tbap_error_sq(8, 2, 1.0, np.stack([FastGenerator(s).state for s in range(3)]))
 print(json.dumps({"err": err.tolist(), "hits": sum(_tbap_kernel.stats.cache_hits.values()),
                   "misses": sum(_tbap_kernel.stats.cache_misses.values())}))
@@ -81,7 +81,7 @@ def test_numba_alone_keeps_the_stale_kernel(tmp_path):
 
 def test_stamps_follow_the_code_of_the_import_closure_only(tmp_path):
     src = _copy(tmp_path)
-    tbap = str(src / "privopt" / "online" / "tbap.py")
+    tbap = str(src / "privopt" / "mechanisms" / "tbap.py")
     laplace = src / "privopt" / "mechanisms" / "laplace.py"
     digest = lambda: numba_cache.closure_stamp.__wrapped__(tbap)  # noqa: E731 (uncached)
     # closure_stamp reads the package it belongs to: point it at the copy

@@ -71,7 +71,7 @@ def test_padded_instance_keeps_the_real_products_and_their_optimum():
 def uber_instance(tmp_path_factory):
     if not SUBSET.exists():
         pytest.skip(f"shared data subset not found at {SUBSET}")
-    from privopt.data.uber import read_pickups
+    from privopt.datasets.uber.parse import read_pickups
     from privopt.experiments.perezsalazar2021 import uber
     from privopt.io import write_output, write_parquet
 

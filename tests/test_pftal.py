@@ -18,7 +18,7 @@ from privopt.online.losses import DISTANCE, SQUARED, loss_code, loss_grad_into, 
 from privopt.online.pftal import h_star, h_text, pftal_numpy, pftal_setup, run_pftal
 from privopt.online.projections import project_ball, project_ball_inplace
 from privopt.mechanisms.tree import tree_levels
-from privopt.online.tbap import tbap
+from privopt.mechanisms.tbap import tbap
 
 
 def _disk(n, p, seed):

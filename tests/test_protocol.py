@@ -323,10 +323,13 @@ def test_declaring_a_paper_imports_no_algorithm():
 
 
 def test_no_job_s_code_includes_a_declaration_so_editing_one_reruns_nothing():
-    """A paper's declaration, its cost model and the section readers only say which jobs exist and what each
-    reads (the settings digest in its path): no run, tables, instance, claims or audit job imports them, so their
+    """A paper's declaration, its cost model, the section readers and the data sets' declarations only say which
+    jobs exist and what each reads (the settings digest in its path): no run, tables, instance, claims or audit job imports them, so their
     code is in no job's digest and rewriting a declaration whose jobs and settings stay the same reruns nothing."""
-    declarations = {"privopt.pipeline.section_readers", "privopt.pipeline.cost", "privopt.pipeline.costguard"}
+    from privopt.pipeline.datasets import datasets
+
+    declarations = {"privopt.pipeline.section_readers", "privopt.pipeline.cost", "privopt.pipeline.costguard",
+                    "privopt.pipeline.datasets", *(f"privopt.datasets.{name}.dataset" for name in datasets())}
     for key, paper in papers().items():
         roots = [ref_module(r) for e in paper.experiments for r in (e.run, e.tables)]
         roots += [ref_module(i.build) for i in paper.instances] + [ref_module(paper.claims.evaluate)]
@@ -358,7 +361,7 @@ def test_the_closure_follows_imports_transitively_with_parent_packages():
     # depend on every other audited mechanism (CI once saw the Smith & Thakurta privacy runs rerun
     # after an edit of privopt.submodular.greedy)
     tbap = codedigest.closure(["privopt.experiments.smith2013.privacy"], SRC)
-    assert "privopt.audit.core" in tbap and "privopt.online.tbap" in tbap
+    assert "privopt.audit.core" in tbap and "privopt.mechanisms.tbap" in tbap
     assert not any(m.startswith(("privopt.submodular", "privopt.bandits", "privopt.audit.greedy")) for m in tbap)
 
 

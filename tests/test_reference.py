@@ -21,8 +21,8 @@ from privopt.pipeline.reference import (
     write_reference,
 )
 from privopt.pipeline.registry import papers
-from privopt.pipeline.datasets import data_records
 from privopt.io import write_parquet
+from manifest_records import data_records
 from workflow_runs import REPO, copy_workflow, data_config, needs_subset, snakemake
 
 

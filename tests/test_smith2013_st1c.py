@@ -22,7 +22,7 @@ from privopt.mechanisms.tree import tree_depth, tree_levels
 from privopt.online.losses import loss_code, loss_grad_into
 from privopt.online.pftal import pftal_counter, pftal_numpy, pftal_setup, run_pftal
 from privopt.online.projections import project_ball_inplace
-from privopt.online.tbap import tbap_add, tbap_scale
+from privopt.mechanisms.tbap import tbap_add, tbap_scale
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 

@@ -20,7 +20,7 @@ from privopt.mechanisms.laplace import (
     uniform_direction_into,
 )
 from privopt.mechanisms.tree import TreeAggregator, dyadic_leaf_nodes, dyadic_nodes, tree_levels
-from privopt.online.tbap import (
+from privopt.mechanisms.tbap import (
     tbap,
     tbap_add,
     tbap_error_sq,

@@ -22,7 +22,7 @@ CONFIG = REPO / "config"
 TOY = REPO / "tests" / "toy_paper"  # a paper that plugs in by adding files only (docs/adding-a-paper.md)
 SUBSET = (REPO / ".." / "shared" / "data" / "uber-raw-data-apr14.subset.csv.gz").resolve()
 SUBSET_SHA256 = "8dfd591402b260e2a1497fa6e4556b046627f5e42e664228c1d3290bdeda8923"
-# Where the workflow keeps the verified subset: named by the check it passes (privopt.data.uber.content_key).
+# Where the workflow keeps the verified subset: named by the check it passes (privopt.datasets.uber.fetch.content_key).
 SUBSET_DIR = f"resources/uber/sha256-{SUBSET_SHA256[:16]}"
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 

@@ -1,5 +1,5 @@
 # Raw data: every data set the registered papers' instances read (privopt.pipeline.datasets: one
-# declaration per data set, src/privopt/datasets/<name>.py), fetched once, verified, parsed once.
+# package per data set, src/privopt/datasets/<name>/), fetched once, verified, parsed once.
 #   <name>_download   fetch and verify the raw files -> resources/<name>/<check>/ (+ provenance.json)   (local)
 #   <name>_parse      the raw files -> the files instances read (e.g. pickups.parquet)                  (local)
 #

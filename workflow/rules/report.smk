@@ -88,7 +88,7 @@ rule report_html:
         code=digest("privopt.pipeline.report:render_report", "privopt.pipeline.report:reference_findings", *(paper.claims.findings_ref for paper in PAPERS.values()),
                     # what the papers report beside our values (Paper.reported), measured on the tables
                     *(paper.reported for paper in PAPERS.values() if paper.reported),
-                    *(f"privopt.datasets.{name}:DATASET" for name in DATASETS)),
+                    *(f"privopt.datasets.{name}.dataset:DATASET" for name in DATASETS)),
     conda:
         "../envs/privopt.yaml"
     log:

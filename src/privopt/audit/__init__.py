@@ -22,8 +22,9 @@ Public API
   them: ``Paper.audits``), one row per (audit, correct | planted | subtle), columns :data:`COLUMNS`.
 * :mod:`privopt.audit.catalogue` — every audit of the library's own mechanisms
   (:func:`~privopt.audit.catalogue.all_audits`: exponential mechanism (numpy, numba), DPG with
-  every ε0 rule, PCG (swap/pairwise × G/exact-F), PMCG, tree aggregation (Gaussian, Wishart))
-  and :func:`~privopt.audit.catalogue.run_all`, their table.
+  every ε0 rule, PCG (swap/pairwise × G/exact-F), PMCG, tree aggregation (Gaussian, Wishart)) and the
+  white-box audits; with the audits the papers declare in their own packages, every audit of the project is
+  listed by :func:`privopt.pipeline.audits.every_audit`.
 
 This package imports only the auditing machinery, not the audited mechanisms: a job that audits
 one mechanism (``from privopt.audit.core import run_audit``) depends, for the workflow's code

@@ -1,7 +1,8 @@
-"""Every audit of the library's own mechanisms, and their table.
+"""Every audit of the library's own mechanisms, and the white-box audits' table.
 
-The papers' pipelines run the audits each paper declares (``Paper.audits``); this catalogue is
-the library-wide view used by the tests and by ``benchmarks/bench_audit.py``.
+The papers' pipelines run the audits each paper declares (``Paper.audits``), some of them the library's
+(listed here), some the paper's own (in its package, which the library does not import).  Every audit of the
+project, both kinds, each once: :func:`privopt.pipeline.audits.every_audit`.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 
 from privopt.audit import continuous, exponential, greedy, noise_law, sampling_law, tree
-from privopt.audit.core import COLUMNS, Audit, run_audits
+from privopt.audit.core import COLUMNS, Audit
 
-__all__ = ["all_audits", "run_all", "white_box_audits", "white_box_table"]
+__all__ = ["all_audits", "white_box_audits", "white_box_table"]
 
 
 def all_audits() -> list[Audit]:
@@ -30,18 +31,3 @@ def white_box_table(seed: int = 0) -> pd.DataFrame:
     """The rows of every white-box audit (correct, planted, subtle), columns :data:`privopt.audit.core.COLUMNS`."""
     return pd.DataFrame([r for a in white_box_audits() for r in a.rows(seed)], columns=COLUMNS)
 
-
-def run_all(samples_scale="quick", seed: int = 0, *, alpha: float = 0.05, names=None) -> pd.DataFrame:
-    """The audit table: one row per (audit, variant), variant "correct", "planted" then "subtle" (tight audits).
-
-    ``samples_scale``: "quick" (about half a minute of CPU), "paper" (10x the samples or more),
-    an int (samples per input for every audit) or a dict {audit name or "*": scale or int}.
-    ``seed``: every random stream is ``seed_sequence("audit", name, {variant, input,
-    samples}, seed)``, so the table is deterministic for a seed.  ``names`` restricts the
-    audits run.  Columns: :data:`privopt.audit.core.COLUMNS`; ``confidence`` is 1 − α of
-    ``eps_lb``; ``exact_eps`` is NaN where the law is not computed; ``samples`` is per input;
-    ``result`` is pass/VIOLATION (correct) or caught/missed (planted, subtle); ``tightness`` says whether
-    the audit is tight, loose or diluted (:mod:`privopt.audit.core`).
-    """
-    chosen = [a for a in all_audits() if names is None or a.name in names]
-    return run_audits(chosen, samples_scale, seed, alpha=alpha)

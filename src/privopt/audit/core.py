@@ -234,7 +234,15 @@ def run_audit(audit: Audit, variant, n: int, seed: int = 0, *, alpha: float = 0.
 
 def run_audits(audits, samples_scale="quick", seed: int = 0, *, alpha: float = 0.05) -> pd.DataFrame:
     """The audit table of ``audits`` (a list of :class:`Audit`), one row per (audit, variant): correct,
-    planted, then subtle where the audit has one; arguments as :func:`privopt.audit.catalogue.run_all`."""
+    planted, then subtle where the audit has one.
+
+    ``samples_scale``: "quick" (about half a minute of CPU for the library's audits), "paper" (10x the samples
+    or more), an int (samples per input for every audit) or a dict {audit name or "*": scale or int}.
+    ``seed``: every random stream is ``seed_sequence("audit", name, {variant, input, samples}, seed)``, so the
+    table is deterministic for a seed.  Columns: :data:`COLUMNS`; ``confidence`` is 1 − α of ``eps_lb``;
+    ``exact_eps`` is NaN where the law is not computed; ``samples`` is per input; ``result`` is
+    pass/VIOLATION (correct) or caught/missed (planted, subtle); ``tightness`` says whether the audit is tight,
+    loose or diluted."""
     rows = []
     for audit in audits:
         n = samples_for(audit, samples_scale)

@@ -53,7 +53,7 @@ from privopt.audit.core import result_word
 from privopt.seeding import seed_sequence
 
 __all__ = ["ALPHA", "POWER", "SUBTLE", "PLANTED", "NoiseLawAudit", "required_dof", "scale_test", "whiten",
-           "noise_law_audits", "noise_law_table"]
+           "noise_law_audits"]
 
 #: total false-alarm rate of one audit (all groups, both tails)
 ALPHA = 1e-3
@@ -266,12 +266,3 @@ def noise_law_audits() -> list[NoiseLawAudit]:
     """Every Gaussian release's noise-law audit, in table order."""
     return [_bandit_path_audit(), *(_bandit_counter_audit(c) for c in ("tree", "honaker", "smooth")),
             *(_counter_audit(c) for c in ("tree", "honaker", "sqrt", "smooth"))]
-
-
-def noise_law_table(seed: int = 0):
-    """The rows of every noise-law audit as a DataFrame (columns :data:`privopt.audit.core.COLUMNS`)."""
-    import pandas as pd
-
-    from privopt.audit.core import COLUMNS
-
-    return pd.DataFrame([r for a in noise_law_audits() for r in a.rows(seed)], columns=COLUMNS)

@@ -48,7 +48,7 @@ import numba
 import numpy as np
 from scipy import stats
 
-from privopt.counter_normals import normals_numpy
+from privopt.fastrng.counter_based import normals_numpy
 
 __all__ = [
     "REWARD_MODELS",

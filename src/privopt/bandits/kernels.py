@@ -61,7 +61,7 @@ import numba
 import numpy as np
 
 from privopt.bandits.instances import _zone_accept_prob_nb, _zone_envelope_accept_nb, _zone_envelope_k_nb
-from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng.counter_based import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_next_t, rng_normal_t, rng_store, rng_uniform_t
 from privopt.mechanisms.gaussian import sym_gaussian_packed_into
 from privopt.mechanisms.tree import EXACT_REFRESH_LEVEL, path_refresh_top

@@ -64,7 +64,7 @@ from privopt.bandits.kernels import (
     decision_set_start,
     draw_arm_t,
 )
-from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng.counter_based import fill_normals, fix_normals
 from privopt.mechanisms.counting import gaussian_counter_step
 from privopt.fastrng import rng_load, rng_normal_t, rng_store, rng_uniform_t
 

@@ -78,7 +78,7 @@ from privopt.bandits.kernels import (
     decision_set_start,
     draw_arm_t,
 )
-from privopt.counter_normals import fill_normals, fix_normals
+from privopt.fastrng.counter_based import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_store
 
 __all__ = ["episode_kernel_prefilter", "score_bound", "ARM_BLOCK"]

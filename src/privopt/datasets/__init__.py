@@ -1,4 +1,5 @@
-"""The declared data sets: one module per data set, ``<name>.py`` defining ``DATASET``
-(a :class:`privopt.pipeline.datasets.Dataset`), found by :func:`privopt.pipeline.datasets.datasets`.
+"""The declared data sets: one package per data set, ``<name>/``, holding its declaration ``dataset.py``
+(defining ``DATASET``, a :class:`privopt.pipeline.datasets.Dataset`, found by
+:func:`privopt.pipeline.datasets.datasets`), its fetch and parse steps and the reader of what it makes.
 
-Declarations only: they import nothing heavy (the fetch and parse code is named as ``"module:function"``)."""
+The declarations import nothing heavy (the fetch and parse steps are named as ``"module:function"``)."""

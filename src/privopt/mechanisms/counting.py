@@ -30,10 +30,11 @@ Interface
     the frozen spec; ``counter.scale`` is the calibrated seed scale (λ or σ).
 ``noise_variance(counter) -> ndarray (T,)``
     exact Var N_i(t), t = 1..T, any coordinate i (closed form / recursion).
-``init_state(counter, rng) -> CounterState``  and  ``counter_step(*state, t, out)`` (numba)
+``init_state(counter, rng) -> CounterState``  and each counter's step (numba)
     streamed N(t) for t = 1, 2, …, T in order (call once per t; O(log T) or O(bands) per step, no allocation);
-    usable inside ``@njit`` kernels: pass the CounterState fields, call ``counter_step(code, law, scale, p, n,
-    params, ibuf, buf, rng_state, gbuf, t, out)``.
+    usable inside ``@njit`` kernels: pass the CounterState fields to :func:`laplace_counter_step` (pure ε) or
+    :func:`gaussian_counter_step` (``code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out``), or call a
+    counter's own step (``tree_step``, ``honaker_step``, ``sqrt_step``, ``smooth_step``) with its law.
 ``prefix_noise(counter, rng) -> ndarray (T, p)``
     all of N(1..T) at once (convenience; the same numbers as the streamed steps).
 ``linear_maps(counter) -> (B, C)`` and ``certify(counter) -> dict``
@@ -81,7 +82,6 @@ __all__ = [
     "noise_variance",
     "peak_variance",
     "init_state",
-    "counter_step",
     "laplace_counter_step",
     "gaussian_counter_step",
     "prefix_noise",
@@ -266,7 +266,8 @@ def peak_variance(counter: Counter) -> float:
 
 # ----------------------------------------------------------------------------- streaming
 class CounterState(NamedTuple):
-    """The arrays a numba kernel passes to :func:`counter_step` (in this order, then t and out)."""
+    """The arrays a numba kernel passes to a counter's step (in this order, then t and out; the step functions
+    that fix the law take them without ``law``)."""
 
     code: int
     law: int
@@ -307,31 +308,12 @@ def init_state(counter: Counter, rng) -> CounterState:
 
 
 @numba.njit(cache=True)
-def counter_step(code, law, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """N(t) into ``out[:p]`` after item t (t = 1, 2, … in order; the fields of a :class:`CounterState` first).
-
-    Scale 0 (ε = ∞) writes zeros but still draws: skip the call when the random stream must not move (as
-    :func:`prefix_noise` does).  A plain call (not inlined into the caller's IR): a kernel that loops over t and
-    knows its counter calls that counter's step directly with a constant law, as the ``_fill_*`` loops below do.
-    Measured (issue 27): a run-time counter or law read inside the loop made a tree step 40–50 ns instead of
-    7 ns; inlining every counter and law into one loop (``inline="always"``) compiled for over 10 minutes on a
-    cold cache, so each loop here holds one counter and its two laws.
-    """
-    if code == 0:
-        tree_step(t, law, scale, p, n, buf, rng_state, gbuf, out)
-    elif code == 1:
-        honaker_step(t, law, scale, p, n, params, buf, rng_state, gbuf, out)
-    elif code == 2:
-        sqrt_step(t, law, scale, p, n, params, buf, rng_state, gbuf, out)
-    else:
-        smooth_step(t, law, scale, p, n, ibuf, buf, rng_state, gbuf, out)
-
-
-@numba.njit(cache=True)
 def laplace_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """:func:`counter_step` for the pure-ε counters (``tree``, ``honaker``, ``smooth``; ℓ2-Laplace seeds, the
-    ``law`` field fixed): a plain call that compiles in half of counter_step's time on a cold cache, for the
-    pure-ε learners (PFTAL, SubmodPFTAL), which pay it in every run.  Their kernels inline the tree's step
+    """The step of the pure-ε counters (``tree``, ``honaker``, ``smooth``; ℓ2-Laplace seeds, the ``law`` field
+    fixed), dispatching on ``code``: a plain call (not inlined into the caller's IR) that compiles in half the time
+    of a step dispatching on the law too, for the pure-ε learners (PFTAL, SubmodPFTAL), which pay it in every run.
+    Scale 0 (ε = ∞) writes zeros but still draws: skip the call when the random stream must not move (as
+    :func:`prefix_noise` does).  Their kernels inline the tree's step
     (the paper's TBAP, the one counter of their loop) and call this for the others."""
     if code == 0:
         tree_step(t, LAPLACE, scale, p, n, buf, rng_state, gbuf, out)
@@ -343,7 +325,7 @@ def laplace_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, 
 
 @numba.njit(cache=True)
 def gaussian_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf, t, out):
-    """:func:`counter_step` for the tree-structured counters with Gaussian seeds (``tree``, ``honaker``,
+    """The step of the tree-structured counters with Gaussian seeds (``tree``, ``honaker``,
     ``smooth``; the law fixed): the call Shariff & Sheffet's private LinUCB makes once per round and noise group
     (:func:`privopt.bandits.lockstep.lockstep_kernel`), beside the paper's own path tree.  ``sqrt`` is left out:
     its state grows with the band count, which a horizon of 5·10^7 rounds would need near T."""
@@ -355,7 +337,10 @@ def gaussian_counter_step(code, scale, p, n, params, ibuf, buf, rng_state, gbuf,
         smooth_step(t, GAUSSIAN, scale, p, n, ibuf, buf, rng_state, gbuf, out)
 
 
-# One loop per counter, the law a constant in each branch (see counter_step).
+# One loop per counter, the law a constant in each branch.  Measured (issue 27): a run-time counter or law read
+# inside the loop made a tree step 40–50 ns instead of 7 ns; inlining every counter and law into one loop
+# (``inline="always"``) compiled for over 10 minutes on a cold cache, so each loop here holds one counter and its
+# two laws.
 @numba.njit(cache=True)
 def _fill_tree(law, scale, p, n, params, ibuf, buf, rng_state, gbuf, T, out):
     if law == 0:

@@ -35,7 +35,7 @@ construction.  Users:
 
 * Shariff & Sheffet (private LinUCB, :mod:`privopt.bandits`): "path", symmetric Gaussian or
   Wishart nodes (:mod:`privopt.mechanisms.gaussian`, :mod:`privopt.mechanisms.wishart`);
-* Smith & Thakurta (PFTAL, :mod:`privopt.online.tbap`): "dyadic" — the tree-based aggregation
+* Smith & Thakurta (PFTAL, :mod:`privopt.mechanisms.tbap`): "dyadic" — the tree-based aggregation
   protocol (TBAP) of smith2013 reading R5 — with ℓ2-Laplace nodes
   (:mod:`privopt.mechanisms.laplace`).  At item s exactly one node noise is drawn, the one of the
   node (tz(s), s/2^tz(s) − 1) that completes; item t lies in the noised nodes

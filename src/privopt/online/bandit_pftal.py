@@ -34,7 +34,7 @@ from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.losses import loss_code, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.pftal import check_ratios
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
+from privopt.mechanisms.tbap import C_SENS, tbap_add, tbap_scale
 
 __all__ = ["BETA_RULES", "BanditSetup", "bandit_setup", "bandit_kernel", "bandit_numpy", "run_bandit"]
 

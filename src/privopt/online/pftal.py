@@ -1,7 +1,7 @@
 """PFTAL — Private Follow The Approximate Leader (Smith & Thakurta 2013, Alg. 1), full information.
 
 smith2013 readings R6, R7.  With z_t the gradient fed to TBAP
-(:mod:`privopt.online.tbap`) and v̂_t its private prefix sum::
+(:mod:`privopt.mechanisms.tbap`) and v̂_t its private prefix sum::
 
     ŵ_1 = 0 (the centre of C)
     for t = 1..T:  play ŵ_t, pay f_t(ŵ_t); z_t = ∇f_t(ŵ_t) [+ H ŵ_t]; v̂_t = TBAP.add(z_t)
@@ -49,7 +49,7 @@ from privopt.mechanisms.node_noise import LAPLACE
 from privopt.mechanisms.tree import TreeAggregator, tree_levels
 from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
 from privopt.online.projections import project_ball, project_ball_inplace
-from privopt.online.tbap import C_SENS, tbap_scale
+from privopt.mechanisms.tbap import C_SENS, tbap_scale
 
 __all__ = ["H_RULES", "COUNTERS", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_counter",
            "pftal_kernel", "pftal_numpy", "run_pftal", "check_ratios"]
@@ -241,7 +241,7 @@ def pftal_counter(setup: PFTALSetup, name: str = "tree") -> Counter:
     """The continual counter of one PFTAL replica, ε-DP like TBAP (items z_t with ‖z_t‖ ≤ μ; replacing one loss
     moves one item by ≤ c_sens·μ, the sensitivity Δ):
 
-    * ``tree``: the dyadic tree at TBAP's λ = c_sens·μ·K/ε (:func:`~privopt.online.tbap.tbap_scale`) — TBAP itself;
+    * ``tree``: the dyadic tree at TBAP's λ = c_sens·μ·K/ε (:func:`~privopt.mechanisms.tbap.tbap_scale`) — TBAP itself;
     * ``honaker``: Honaker's bottom-up estimator on the *same* tree at the *same* λ: it noises every complete node
       (at most bit_length(T) ≤ K of them hold an item, as for the tree) and combines them — post-processing, the
       same guarantee;

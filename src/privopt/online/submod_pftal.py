@@ -1,5 +1,5 @@
 """SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings 2018, Alg. 1 and 2): PFTAL on the
-Lovász extension over K = [0, 1]^n, with the tree aggregation TBAP of :mod:`privopt.online.tbap`.
+Lovász extension over K = [0, 1]^n, with the tree aggregation TBAP of :mod:`privopt.mechanisms.tbap`.
 
 docs/papers/cardoso2019.md, readings R3–R5 and R7; smith2013 readings R5, R7.  Both learners are PFTAL
 (:mod:`privopt.online.pftal`, smith2013 reading R6) on f̂_t^H(x) = f̂_t(x) + (H/2)‖x‖², K = [0, 1]^n (projection =
@@ -57,7 +57,7 @@ from privopt.mechanisms.node_noise import LAPLACE
 from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
 from privopt.mechanisms.tree import TreeAggregator, tree_depth, tree_levels
 from privopt.online.pftal import check_ratios
-from privopt.online.tbap import C_SENS, tbap_add, tbap_scale
+from privopt.mechanisms.tbap import C_SENS, tbap_add, tbap_scale
 from privopt.submodular.cuts import CutInstance, cut_chain_into, padded_adjacency, sort_chain
 
 __all__ = ["MU_RULES", "FULL_COUNTERS", "SubmodSetup", "submod_counter", "full_setup", "bandit_setup", "bandit_gamma", "submod_full_kernel",
@@ -163,7 +163,7 @@ def submod_counter(s: SubmodSetup, name: str = "tree") -> Counter:
     """The continual counter of one replica's private sum of the z_t (items in R^n, ‖z_t‖ ≤ μ), ε-DP as TBAP is.
 
     * ``tree``: the dyadic binary mechanism with TBAP's node scale λ = c_sens·μ·K/ε (``scale=s.lam``), the
-      paper's calibration: bit for bit :func:`~privopt.online.tbap.tbap_add`'s releases (tests).
+      paper's calibration: bit for bit :func:`~privopt.mechanisms.tbap.tbap_add`'s releases (tests).
     * ``honaker``: Honaker's bottom-up estimator on the same tree with the same λ: every complete node is noised
       at λ and an item lies in at most bit_length(T) ≤ K of them, as for the tree; the estimate is a
       post-processing, so the guarantee is the tree's.

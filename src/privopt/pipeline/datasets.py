@@ -1,8 +1,10 @@
 """The data sets the papers read: declarations, and the registry that finds them.
 
 A data set is a :class:`Dataset`: raw files fetched once and verified (``fetch``), then parsed once into
-the files the papers' instances read (``parse``).  It plugs in by existing: ``src/privopt/datasets/<name>.py``
-defines ``DATASET`` whose ``name`` is ``<name>``; an :class:`~privopt.pipeline.protocol.Instance` names the
+the files the papers' instances read (``parse``).  It plugs in by existing: a package
+``src/privopt/datasets/<name>/`` holds all of it, its declaration ``dataset.py`` defining ``DATASET`` whose
+``name`` is ``<name>``, beside its fetch and parse steps and the reader of what it makes (for the Uber pickups:
+``fetch.py``, ``parse.py``, ``reader.py``); an :class:`~privopt.pipeline.protocol.Instance` names the
 data sets it reads (``datasets=("uber",)``) and its build receives each of their ``outputs`` by name.  The
 workflow (``workflow/rules/data.smk``) plans the rules of the data sets that the registered papers' instances
 read, and no other::
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["Dataset", "datasets", "dataset", "used_datasets", "dataset_outputs", "data_records"]
+__all__ = ["Dataset", "datasets", "dataset", "used_datasets", "dataset_outputs"]
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -173,19 +175,29 @@ class Dataset:
 
 @cache
 def datasets() -> dict[str, Dataset]:
-    """Every declared data set by name (the modules of the package ``privopt.datasets``), in name order."""
+    """Every declared data set by name (the ``dataset`` module of each package ``privopt.datasets.<name>``), in
+    name order.  A plain module there is refused: a data set's code lives in its package, beside its declaration."""
     import privopt.datasets as package
 
     found: dict[str, Dataset] = {}
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.ispkg or info.name.startswith("_"):
+        if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if not info.ispkg:
+            raise TypeError(f"{package.__name__}.{info.name} is a module; a data set is a package "
+                            f"src/privopt/datasets/{info.name}/ whose dataset.py defines DATASET = Dataset(...)")
+        try:
+            module = importlib.import_module(f"{package.__name__}.{info.name}.dataset")
+        except ModuleNotFoundError as err:
+            if err.name == f"{package.__name__}.{info.name}.dataset":
+                raise TypeError(f"src/privopt/datasets/{info.name}/ has no dataset.py defining "
+                                f"DATASET = Dataset(...)") from None
+            raise
         declared = getattr(module, "DATASET", None)
         if not isinstance(declared, Dataset):
             raise TypeError(f"{module.__name__} must define DATASET = Dataset(...)")
         if declared.name != info.name:
-            raise ValueError(f"{module.__name__} declares the data set {declared.name!r}; it must be its module "
+            raise ValueError(f"{module.__name__} declares the data set {declared.name!r}; it must be its package "
                              f"name {info.name!r}")
         found[declared.name] = declared
     owners: dict[str, str] = {}
@@ -202,7 +214,7 @@ def dataset(name: str) -> Dataset:
     try:
         return datasets()[name]
     except KeyError:
-        raise KeyError(f"no declared data set {name!r} (src/privopt/datasets/{name}.py); declared: "
+        raise KeyError(f"no declared data set {name!r} (src/privopt/datasets/{name}/dataset.py); declared: "
                        f"{', '.join(datasets()) or 'none'}") from None
 
 
@@ -215,7 +227,7 @@ def used_datasets(papers: Iterable[Any]) -> dict[str, Dataset]:
             for name in inst.datasets:
                 if name not in datasets():
                     raise KeyError(f"paper {paper.key}, instance {inst.name}: no declared data set {name!r} "
-                                   f"(src/privopt/datasets/{name}.py); declared: {', '.join(datasets()) or 'none'}")
+                                   f"(src/privopt/datasets/{name}/dataset.py); declared: {', '.join(datasets()) or 'none'}")
                 names.add(name)
     return {name: datasets()[name] for name in sorted(names)}
 
@@ -223,18 +235,3 @@ def used_datasets(papers: Iterable[Any]) -> dict[str, Dataset]:
 def dataset_outputs(names: Iterable[str]) -> list[str]:
     """The output names of the data sets ``names``: the keys of the ``inputs`` an instance reading them gets."""
     return [o for name in names for o in dataset(name).outputs]
-
-
-def data_records(data: Mapping[str, Any] | None, names: Iterable[str]) -> dict[str, Mapping[str, Any]]:
-    """The provenance records of a reference manifest's ``data``, by data set name.
-
-    Manifests hold ``{name: record}``; those written before data sets were declarations hold the one record
-    of the paper's only data set (``names``), or None."""
-    if not data:
-        return {}
-    if all(isinstance(v, Mapping) for v in data.values()):
-        return dict(data)
-    names = list(names)
-    if len(names) != 1:
-        raise ValueError(f"a manifest's data holds one unnamed record, but the paper reads the data sets {names}")
-    return {names[0]: data}

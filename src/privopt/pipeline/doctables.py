@@ -13,7 +13,6 @@ being generated.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -139,7 +138,3 @@ def update(root: Path, papers: Mapping[str, Paper], config: Mapping[str, Any], c
                 tmp.write_text(new)
                 tmp.replace(path)
     return stale
-
-
-def generated_names(text: str) -> list[str]:
-    return re.findall(r"<!-- BEGIN GENERATED (\S+) ", text)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.data.uber import read_pickups_parquet
+from privopt.datasets.uber.reader import read_pickups_parquet
 from privopt.experiments.cardoso2019.grid import BOX, GRIDS, cell_shares, grid_cells
 from privopt.pipeline.errors import config_key
 

@@ -61,7 +61,7 @@ from privopt.audit.core import COLUMNS, Audit, run_audit, variant_name
 from privopt.fastrng import FastGenerator, rng_uniform
 from privopt.online.submod_pftal import bandit_setup, full_setup, run_submod
 from privopt.experiments.cardoso2019.grid import grid_edges, rc_mrf
-from privopt.online.tbap import tbap_scale
+from privopt.mechanisms.tbap import tbap_scale
 from privopt.submodular.cuts import CutInstance
 
 __all__ = ["PAPER", "EPS", "audit_instance", "audit_setup", "bandit_audit", "coins_audit", "coins_loss",

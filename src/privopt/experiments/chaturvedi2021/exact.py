@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from privopt import seeding
-from privopt.data import geometry
+from privopt.experiments.chaturvedi2021 import geometry
 from privopt.experiments.chaturvedi2021.runs import (PAPER, Setting, _algorithm_rng, candidate_locations,
                                                      continuous_point, make_setting, round_point, sample_dataset)
 from privopt.experiments.chaturvedi2021.tables import VALUE

@@ -1,7 +1,7 @@
 """The instances of Chaturvedi et al.: the pickups inside each figure's box, and its normaliser.
 
 Figure 1's box (chaturvedi2021 reading R11) and Figure 2's box (chaturvedi2021 reading R13) are defined in
-:mod:`privopt.data.geometry`.  An instance is built once per figure from the parsed pickups; every run of the
+:mod:`privopt.experiments.chaturvedi2021.geometry`.  An instance is built once per figure from the parsed pickups; every run of the
 figure samples its m users from the instance's pool.
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.data import geometry
-from privopt.data.uber import read_pickups_parquet
+from privopt.experiments.chaturvedi2021 import geometry
+from privopt.datasets.uber.reader import read_pickups_parquet
 
 __all__ = ["box", "normaliser", "in_box", "build"]
 

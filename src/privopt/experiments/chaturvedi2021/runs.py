@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from privopt import seeding
-from privopt.data import geometry
+from privopt.experiments.chaturvedi2021 import geometry
 from privopt.pipeline.errors import ConfigError
 from privopt.mechanisms import accounting
 from privopt.submodular.continuous_greedy import ContinuousGreedyResult, private_continuous_greedy
@@ -56,7 +56,7 @@ from privopt.submodular.rounding import pairwise_round, swap_round
 
 PAPER = "chaturvedi2021"
 
-# The instances (chaturvedi2021 readings R11, R13) are defined once, in privopt.data.geometry.
+# The instances (chaturvedi2021 readings R11, R13) are defined once, in privopt.experiments.chaturvedi2021.geometry.
 FIG1_GRID_SIZE = 20
 FIG2_LOCATIONS = geometry.FIG2_POINTS  # A, B, C
 FIG2_PART_OF = (0, 1, 1)  # parts {A} and {B, C}, capacity 1 each
@@ -234,11 +234,6 @@ def round_point(result: ContinuousGreedyResult, setting: Setting, gen: np.random
     if labels is None:
         return chosen
     return np.sort(np.argsort(labels)[chosen])
-
-
-def run_pcg(objective: FacilityLocation, setting: Setting, gen: np.random.Generator, *, data_independent: bool = False) -> np.ndarray:
-    """Algorithm 1 then rounding, both from ``gen`` (see :func:`continuous_point`)."""
-    return round_point(continuous_point(objective, setting, gen, data_independent=data_independent), setting, gen)
 
 
 def relabelled_round(result: ContinuousGreedyResult, setting: Setting, algorithm: str, seed: int) -> np.ndarray:

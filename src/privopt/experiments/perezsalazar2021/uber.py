@@ -88,7 +88,7 @@ def _windows(times: pd.Series, sig: np.ndarray, minutes: int) -> tuple[pd.DataFr
 
 def build(name: str, settings: Mapping[str, Any], inputs: Mapping[str, str]) -> dict[str, Any]:
     """Instance entry point (protocol): the Uber streams of the paper's figures (module docstring)."""
-    from privopt.data.uber import read_pickups_parquet
+    from privopt.datasets.uber.reader import read_pickups_parquet
 
     raw = read_pickups_parquet(inputs["pickups"])
     raw = raw.assign(row=np.arange(len(raw))).sort_values(["time", "row"], kind="stable")

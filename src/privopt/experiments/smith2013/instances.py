@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.data.uber import read_pickups_parquet
+from privopt.datasets.uber.reader import read_pickups_parquet
 
 __all__ = ["CENTRE", "RADIUS_KM", "KM_PER_DEG_LAT", "KM_PER_DEG_LON_EQUATOR", "disk_coordinates", "build"]
 

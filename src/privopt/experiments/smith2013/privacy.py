@@ -1,11 +1,11 @@
 """Privacy checks of the Smith & Thakurta mechanisms, each with a planted bug that must be caught.
 
-TBAP (the dyadic tree with ℓ2-Laplace nodes, :mod:`privopt.online.tbap`) releases the private prefix
+TBAP (the dyadic tree with ℓ2-Laplace nodes, :mod:`privopt.mechanisms.tbap`) releases the private prefix
 sums that PFTAL and bandit PFTAL post-process (ST Thm 3 and 5: adaptive composition over the ≤ K noised
 nodes an item lies in).  Checks, one row each for the correct configuration and for the planted bug:
 
 * ``tbap_l2laplace`` (black-box audit, :func:`privopt.audit.core.run_audit`): the numba TBAP path every
-  run uses (:func:`privopt.online.tbap.tbap_releases`), d = 2, T = 4 (K = 3), μ = 1, ε = 1; neighbouring
+  run uses (:func:`privopt.mechanisms.tbap.tbap_releases`), d = 2, T = 4 (K = 3), μ = 1, ε = 1; neighbouring
   item streams differ in item 1 (μe₁ vs −μe₁, ‖Δ‖ = 2μ: one loss replaced), which lies in K noised nodes;
   the output is all four releases.  Exact ε of the pair: Σ over the nodes holding item 1 of ‖Δ‖/λ
   (:func:`privopt.mechanisms.tree.dyadic_leaf_nodes`; the ℓ2-Laplace loss (‖y − s'‖ − ‖y − s‖)/λ
@@ -50,7 +50,7 @@ from privopt.audit.core import COLUMNS, Audit, run_audit, variant_name
 from privopt.experiments.smith2013.streams import PAPER, replica_states
 from privopt.mechanisms.tree import dyadic_leaf_nodes
 from privopt.online.pftal import pftal_setup, run_pftal
-from privopt.online.tbap import tbap_releases, tbap_scale
+from privopt.mechanisms.tbap import tbap_releases, tbap_scale
 
 __all__ = ["EPS", "MU", "T_AUDIT", "AUDIT_SAMPLES", "tbap_items", "tbap_exact_eps", "tbap_node_loss", "tbap_audit",
            "audits", "gradient_bound_check", "privacy_job"]

@@ -24,7 +24,7 @@ from privopt.experiments.smith2013.streams import dim_points, replica_states, ub
 from privopt.online.bandit_pftal import bandit_setup, run_bandit
 from privopt.online.comparators import best_fixed
 from privopt.online.pftal import pftal_setup, run_pftal
-from privopt.online.tbap import tbap_error_sq, tbap_error_sq_theory, tbap_scale
+from privopt.mechanisms.tbap import tbap_error_sq, tbap_error_sq_theory, tbap_scale
 
 __all__ = ["RADIUS", "eps_grid", "load_disk", "pftal_rows", "st0_job", "st1_job", "st2_job", "st3_job", "st4_job"]
 

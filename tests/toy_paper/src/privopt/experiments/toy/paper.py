@@ -4,7 +4,7 @@ private mean of the toy data set's values) with its claim.
 
 It plugs into the workflow through the public mechanism alone: this package (its captions included: the
 ``caption`` of its Figure and Claims), its notebook (workflow/notebooks/toy_fig1.py.ipynb), its schema
-(workflow/schemas/toy.schema.yaml) and its data set (src/privopt/datasets/toy.py), and nothing else.
+(workflow/schemas/toy.schema.yaml) and its data set (src/privopt/datasets/toy/), and nothing else.
 """
 
 from privopt.experiments.toy import cost

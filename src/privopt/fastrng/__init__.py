@@ -1,5 +1,9 @@
 """Fast random variates for numba kernels: xoshiro256++, ziggurat normals, Gamma/χ², ``FastGenerator``.
 
+The package holds the project's two random number generators: this module, the sequential one (every draw
+advances a state), and :mod:`privopt.fastrng.counter_based`, a counter-based one (draw n is a function of a
+key and n alone, so a kernel draws a block of normals in one vectorised loop).
+
 The fast RNG path of the private LinUCB kernels (docs/performance.md).
 
 Why hand-written: numba's legacy ``np.random`` costs ~40 ns per normal and its ``Generator``
@@ -57,7 +61,7 @@ _ZIG_V = 4.92867323399e-3  # common area of the layers
 
 def _ziggurat_tables(layers: int = 256, r: float = _ZIG_R, v: float = _ZIG_V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Marsaglia–Tsang tables for ``layers`` layers with 52-bit magnitudes (ki, wi, fi); ``r`` is the start of
-    the tail and ``v`` the common area of the layers (:mod:`privopt.counter_normals` builds its 1,024)."""
+    the tail and ``v`` the common area of the layers (:mod:`privopt.fastrng.counter_based` builds its 1,024)."""
     m1 = 2.0**52
     ki = np.zeros(layers, dtype=np.uint64)
     wi = np.zeros(layers)

@@ -1,9 +1,9 @@
 """The April 2014 Uber pickups (FiveThirtyEight FOIL release), as the papers' instances read them.
 
 Fetched from the config key ``uber_source`` and verified by ``uber_sha256`` (empty: the canonical file, by
-its git blob id and record count), into ``resources/uber/<check>/`` (:func:`privopt.data.uber.content_key`);
+its git blob id and record count), into ``resources/uber/<check>/`` (:func:`privopt.datasets.uber.fetch.content_key`);
 parsed into ``pickups.parquet`` (time, lat, lon, base), refusing fewer records than ``uber_min_records``.
-The code is the library's: :mod:`privopt.data.uber`, and its steps :mod:`privopt.data.uber_dataset`.
+The steps are the modules beside this one: :mod:`privopt.datasets.uber.fetch` and :mod:`privopt.datasets.uber.parse`.
 """
 
 from html import escape
@@ -16,9 +16,9 @@ SUBSET_RECORDS = 99997
 
 
 def folder(settings) -> str:
-    """The check the data passes (:func:`privopt.data.uber.content_key`; imported when the workflow plans,
-    as before data sets were declarations, not when the data set is declared)."""
-    from privopt.data.uber import content_key
+    """The check the data passes (:func:`privopt.datasets.uber.fetch.content_key`; imported when the workflow
+    plans, not when the data set is declared)."""
+    from privopt.datasets.uber.fetch import content_key
 
     return content_key(settings["uber_sha256"] or None)
 
@@ -55,8 +55,8 @@ def provenance_rows(record):
 DATASET = Dataset(
     name="uber",
     title="the April 2014 Uber pickups",
-    fetch="privopt.data.uber_dataset:fetch",
-    parse="privopt.data.uber_dataset:parse",
+    fetch="privopt.datasets.uber.fetch:fetch",
+    parse="privopt.datasets.uber.parse:parse",
     raw=("uber-raw-data-apr14.csv",),
     outputs={"pickups": "pickups.parquet"},
     config_keys=("uber_source", "uber_sha256", "uber_min_records"),

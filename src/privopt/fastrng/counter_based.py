@@ -1,4 +1,4 @@
-"""Counter-based standard normals: the ziggurat of :mod:`privopt.fastrng` on a keyed hash, so that a whole
+"""A counter-based random number generator: standard normals by the ziggurat of :mod:`privopt.fastrng` on a keyed hash, so that a whole
 decision set's normals are drawn by one vectorised loop (issue 24).
 
 Why: a sequential generator (xoshiro256++, :mod:`privopt.fastrng`) makes every normal wait for the previous

@@ -1,4 +1,4 @@
-"""The counter-based normals of the decision sets (privopt.counter_normals, issue 24): known answers, the kernels'
+"""The counter-based normals of the decision sets (privopt.fastrng.counter_based, issue 24): known answers, the kernels'
 two passes against the independent numpy implementation bit for bit, and the exact N(0, 1) law — with a planted
 "biased fix-up" that the law checks must catch."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privopt.counter_normals import (
+from privopt.fastrng.counter_based import (
     GOLDEN,
     SLOT_LIMIT,
     fill_normals,
@@ -22,7 +22,7 @@ from privopt.counter_normals import (
     normals_numpy,
     word,
 )
-from privopt.counter_normals import _KI, _ZIG_R
+from privopt.fastrng.counter_based import _KI, _ZIG_R
 
 # SplitMix64 seeded with 0: its first four outputs (https://prng.di.unimi.it/splitmix64.c).
 SPLITMIX64_SEED0 = [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F, 0xF88BB8A8724C81EC]
