@@ -26,7 +26,8 @@ One round loop: the part of a round before the arms (tree noise, release, Choles
 statistics, regret and its records) is :func:`_round_end`; :func:`episode_kernel` and
 :func:`privopt.bandits.prefilter.episode_kernel_prefilter` call both and differ only in how they draw and score
 the decision set.  :func:`episode_kernel_batched` still writes its round out (through the same inlined helpers):
-on the round functions it measured 25 % slower per round at d = 16 (issue 40, cause not yet found).  The
+on the round functions it measured 25 % slower per round at d = 16 (issue 40), measured while
+:func:`_episode_buffers` was a call too, which alone cost 20 % (below); not yet retried without that.  The
 lockstep kernel runs the same steps lane by lane (:mod:`privopt.bandits.lockstep`).
 
 :func:`episode_kernel_batched` is the same algorithm with the decision set buffered and scored by one
