@@ -58,11 +58,11 @@ def assert_same_run(a, b):
 CASES = {
     "exp2": (exp2_variants, BanditInstance(d=5, gap=0.1), 1100),        # past 1024: an exact tree refresh
     "exp2 gap 0": (exp2_variants, BanditInstance(d=5, gap=0.0), 300),
-    "exp2 gaussian rewards d=3": (lambda: exp2_variants(3), BanditInstance(d=3, gap=0.1, reward="gaussian"), 300),
+    "exp2 gaussian rewards": (exp2_variants, BanditInstance(d=5, gap=0.1, reward="gaussian"), 300),
     "exp3 wishart": (lambda: exp3_variants("wishart"), BanditInstance(d=5, gap=0.1), 300),
     "exp3 gaussian": (lambda: exp3_variants("gaussian"), BanditInstance(d=5, gap=0.0), 300),
-    "mixed grid and defaults": (lambda: exp3_variants("wishart", 4)[:3] + exp2_variants(4)[::-1],
-                                BanditInstance(d=4, gap=0.1), 200),
+    "mixed grid and defaults": (lambda: exp3_variants("wishart")[:5] + exp2_variants()[::-1],
+                                BanditInstance(d=5, gap=0.1), 200),
 }
 
 

@@ -21,6 +21,15 @@ no allocation in the loop (only the never-expected PD-failure fallback allocates
   mapped to the original basis;
 * G += x xᵀ, u += y x with the chosen arm; pseudo-regret += opt_mean − ⟨θ*, x_t⟩ (exact T of the arm).
 
+One round loop: the part of a round before the arms (tree noise, release, Cholesky, β_t, B = C⁻¹Q) is
+:func:`_round_start`, the part after the choice (trace, audit rows, the chosen arm's embedding, reward,
+statistics, regret and its records) is :func:`_round_end`; :func:`episode_kernel` and
+:func:`privopt.bandits.prefilter.episode_kernel_prefilter` call both and differ only in how they draw and score
+the decision set.  :func:`episode_kernel_batched` still writes its round out (through the same inlined helpers):
+on the round functions it measured 25 % slower per round at d = 16 (issue 40), measured while
+:func:`_episode_buffers` was a call too, which alone cost 20 % (below); not yet retried without that.  The
+lockstep kernel runs the same steps lane by lane (:mod:`privopt.bandits.lockstep`).
+
 :func:`episode_kernel_batched` is the same algorithm with the decision set buffered and scored by one
 BLAS product per round (docs/performance.md), faster from d ≈ 12 on (Exp. 1 goes up to d = 64, K = 4096).
 Both kernels consume the random streams identically and make identical decisions.  Below d = 12 the
@@ -51,6 +60,18 @@ PD safety net (shariff2018 reading R3): if the Cholesky of V_t fails, V_t is eig
 Jacobi), its eigenvalues clipped at max(1e-8, 1e-12·λ_max), rebuilt, and a ``pd_failures`` counter
 is incremented.  The kernel calls no LAPACK routine at all (which keeps a fresh compilation of one
 d-specialisation at a few seconds); audits store raw released quantities that are evaluated in numpy.
+
+Compile cost (issue 40): numba's own inlining (``inline="always"``) re-types a helper's body at every call
+site of every kernel specialisation; it took about half of a cold compilation.  :func:`_round_start` and
+:func:`_round_end` are plain calls — each typed and compiled once per d and shared by the single-variant
+kernels — with the round's helpers inlined into them; one call of each a round costs nothing measurable beside
+the scores of the prefilter kernel (d ≥ 20).  The work arrays stay allocated inside each kernel (:func:`_episode_buffers` inlined):
+allocated behind a call, the batched round at d = 16 took 20 % longer (LLVM can no longer tell that they do not
+overlap).  The helpers called once per *arm*
+(:func:`draw_arm_t`, :func:`draw_arm_prime`, :func:`zone_accept`) stay inlined into the kernels: as plain calls
+they cost 8 % of a batched round at d = 16 and 4 % of a prefilter round at d = 23; the lockstep kernel (d < 12,
+about 1 µs a round) keeps all its helpers inlined.
+``benchmarks/bench_kernel_compile.py`` measures the compile CPU of each kernel specialisation.
 """
 
 from __future__ import annotations
@@ -180,6 +201,20 @@ def _embed(t, sc, g, hv, hc, hs, d, x):
     proj = hv[0] * t
     for i in range(1, d):
         x[i] = sc * g[i]
+        proj += hv[i] * x[i]
+    proj *= hc
+    for i in range(d):
+        x[i] = hs * (x[i] - proj * hv[i])
+
+
+@numba.njit(cache=True, inline="always")
+def _embed_prime(xp, hv, hc, hs, d, x):
+    """x = Q x' for x' = ``xp`` (in the θ* = e₁ basis): the operations of :func:`_embed` once x'[1:] = sc·g[1:]."""
+    t = xp[0]
+    x[0] = t
+    proj = hv[0] * t
+    for i in range(1, d):
+        x[i] = xp[i]
         proj += hv[i] * x[i]
     proj *= hc
     for i in range(d):
@@ -372,8 +407,7 @@ def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
     order.  ``Nsum`` (packed, corner dropped) is updated by Nsum += new − old, and recomputed
     exactly from the m stored noises on round 1 and whenever the refresh reaches
     :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round
-    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).  Inlined into the
-    kernels: as a call with a dozen array arguments it cost ≈ 0.05 µs of a ≈ 0.9 µs private round (d = 5).
+    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).
     """
     d1 = len(dim_tag) + 1
     npk = d1 * (d1 + 1) // 2 - 1
@@ -519,9 +553,49 @@ def _record_start(rec_t, rec_out):
     return ri
 
 
-# The start of a round (tree advance, release and Cholesky, β_t, B = C⁻¹Q) stays written out in both
-# kernels: as one inline="always" helper taking the ~30 work arrays it changed the generated loop code
-# (≈30 more calls per kernel) and measured 5–15% slower per round at d = 5.
+@numba.njit(cache=True)
+def _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum, G, u, shift,
+                 kappa, xi, sigma_r, hv, hc, hs, V, C, invd, ut, yv, Ci, cv, B):
+    """The part of round t before the arms, shared by the single-variant kernels: the tree noise of round t (path
+    construction, shariff2018 reading R5), the released V_t and ũ_t, the Cholesky V_t = C Cᵀ (PD fallback of
+    reading R3), y = C⁻¹ũ_t, β_t = σ·sqrt(max(0, κ + log det V_t)) + ξ and B = C⁻¹Q.
+
+    Returns (node draws, 1 if the PD fallback was used else 0, log det V_t, β_t).  A plain call (LLVM inlines it
+    where it pays): one call a round costs nothing measurable beside the scores of the kernels that use it."""
+    draws = 0
+    if mech != 0:
+        draws = _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum)
+    d = len(dim_tag)
+    logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+    arg = kappa + logdet
+    beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
+    _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
+    return draws, failed, logdet, beta
+
+
+@numba.njit(cache=True)
+def _round_end(est, t, best, jo, xp, d, hv, hc, hs, x, reward_gauss, G, u, opt_mean, cum, mech, Nsum, shift, V, C,
+               invd, yv, beta, logdet, audit_t, audit_out, ai, rec_t, rec_out, ri, trace):
+    """The part of round t after the choice, shared by the single-variant kernels: the trace and the audit rows
+    of round t, the chosen arm x' = ``xp`` = (T, sc·g) (θ* = e₁ basis) mapped to the original basis, its reward
+    and the statistics update, the pseudo-regret and its records.
+
+    Returns (environment state, cumulative regret, next audit row, next record, 1 if the arm is the optimal one)."""
+    if trace.shape[0] > 0:
+        trace[t - 1] = best
+    while ai < audit_t.shape[0] and audit_t[ai] == t:
+        _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
+        ai += 1
+    mu = xp[0]
+    _embed_prime(xp, hv, hc, hs, d, x)
+    est = _observe(est, reward_gauss, mu, x, G, u, d)
+    cum += opt_mean - mu
+    while ri < rec_t.shape[0] and rec_t[ri] == t:
+        rec_out[ri] = cum
+        ri += 1
+    return est, cum, ai, ri, 1 if best == jo else 0
+
+
 @numba.njit(cache=True)
 def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, reward_gauss,
                    mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r,
@@ -554,9 +628,6 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
     # ---- preallocation (nothing is allocated inside the round loop) ----
     G, u, V, C, Ci, B, invd, ut, yv, cv, g, x, eta, Nsum, abuf, nodebuf = _episode_buffers(d, m, mech)
     bg = np.zeros(d)  # g of the best arm so far
-    do_trace = trace.shape[0] > 0
-    n_rec = rec_t.shape[0]
-    n_aud = audit_t.shape[0]
     ri = _record_start(rec_t, rec_out)
     ai = 0
     pd_fail = 0
@@ -565,16 +636,11 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
     cum = 0.0
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
-        # ---- tree noise of round t (path construction, shariff2018 reading R5) ----
-        if mech != 0:
-            draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
-                                   Nsum)
-        # ---- released V_t, ũ_t; Cholesky; y = C⁻¹ũ; β_t ----
-        logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+        nd, failed, logdet, beta = _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
+                                                nodebuf, eta, Nsum, G, u, shift, kappa, xi, sigma_r, hv, hc, hs, V,
+                                                C, invd, ut, yv, Ci, cv, B)
+        draws += nd
         pd_fail += failed
-        arg = kappa + logdet
-        beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
-        _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
         # ---- decision set, scored on the fly: w = B x' = T·B[:,0] + sc·B[:,1:]g ----
         jo, ka, kb, est = decision_set_start(est, K)
         best = -1
@@ -600,20 +666,13 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
                 best_sc = sc
                 for i in range(1, d):
                     bg[i] = g[i]
-        if best == jo:
-            n_opt += 1
-        if do_trace:
-            trace[t - 1] = best
-        while ai < n_aud and audit_t[ai] == t:
-            _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
-            ai += 1
-        # ---- reward, statistics, regret ----
-        _embed(best_t, best_sc, bg, hv, hc, hs, d, x)
-        est = _observe(est, reward_gauss, best_t, x, G, u, d)
-        cum += opt_mean - best_t
-        while ri < n_rec and rec_t[ri] == t:
-            rec_out[ri] = cum
-            ri += 1
+        bg[0] = best_t  # x' of the chosen arm
+        for i in range(1, d):
+            bg[i] = best_sc * bg[i]
+        est, cum, ai, ri, hit = _round_end(est, t, best, jo, bg, d, hv, hc, hs, x, reward_gauss, G, u, opt_mean, cum,
+                                           mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_t, audit_out, ai,
+                                           rec_t, rec_out, ri, trace)
+        n_opt += hit
     rng_store(env, est)
     return pd_fail, n_opt, draws
 

@@ -54,7 +54,8 @@ E_j is the sum of these terms (widths times β), times (1 + 10⁻⁶), which cov
 ρ_i, A, F, ξ_j and of the bound's own evaluation (each ≤ 10⁻¹³ relative; the float32 terms are ≈ d·6·10⁻⁸).
 
 Everything else — tree noise, release and Cholesky, β_t, B = C⁻¹Q, the chosen arm's embedding, the
-reward and the statistics update — is the reference kernel's code.
+reward and the statistics update — is the reference kernel's code: the shared round functions
+:func:`~privopt.bandits.kernels._round_start` and :func:`~privopt.bandits.kernels._round_end`.
 BLAS threads: set ``OPENBLAS_NUM_THREADS=1`` when running one job per core.
 """
 
@@ -67,14 +68,10 @@ import numpy as np
 
 from privopt.bandits.kernels import (
     TIE_RTOL,
-    _audit_dump,
-    _b_matrix,
-    _embed,
     _episode_buffers,
-    _observe,
     _record_start,
-    _release_and_factor,
-    _tree_advance,
+    _round_end,
+    _round_start,
     decision_set_start,
     draw_arm_t,
 )
@@ -96,7 +93,7 @@ def _gamma(n, unit):
     return n * unit / (1.0 - n * unit)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _ucb_reference_many(B, yv, beta, Tb, Sb, Gr, cand, nc, d, gb, tb, sb, vals):
     """vals[q] = the UCB of arm cand[q], q < nc, as the reference kernel computes it (w_i = T·B[i,0] + sc·Σ_{k≥1}
     B[i,k]g_k, mean and ‖w‖² summed in i): :data:`_LANES` arms at a time, each with the reference's operations in
@@ -209,9 +206,6 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     tb = np.zeros(_LANES)
     sb = np.zeros(_LANES)
     ssb = np.zeros(8)
-    do_trace = trace.shape[0] > 0
-    n_rec = rec_t.shape[0]
-    n_aud = audit_t.shape[0]
     ri = _record_start(rec_t, rec_out)
     ai = 0
     pd_fail = 0
@@ -223,14 +217,11 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     g1 = _gamma(d + 3, _U32)
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
-        if mech != 0:
-            draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
-                                   Nsum)
-        logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+        nd, failed, logdet, beta = _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
+                                                nodebuf, eta, Nsum, G, u, shift, kappa, xi, sigma_r, hv, hc, hs, V,
+                                                C, invd, ut, yv, Ci, cv, B)
+        draws += nd
         pd_fail += failed
-        arg = kappa + logdet
-        beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
-        _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
         # ---- the round's constants of the bound: row norms of B, A = Σ|y_i|ρ_i, F = Σρ_i² ----
         A = 0.0
         F = 0.0
@@ -343,23 +334,14 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
                 if best < 0 or val > best_ucb + TIE_RTOL * abs(best_ucb):
                     best_ucb = val
                     best = j
-        if best == jo:
-            n_opt += 1
-        if do_trace:
-            trace[t - 1] = best
-        while ai < n_aud and audit_t[ai] == t:
-            _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
-            ai += 1
-        # ---- the chosen arm in the original basis, reward, statistics, regret ----
-        mu = Tb[best]
+        g[0] = Tb[best]  # x' of the chosen arm
+        scb = Sb[best]
         for k in range(1, d):
-            g[k] = Gr[best, k]
-        _embed(mu, Sb[best], g, hv, hc, hs, d, x)
-        est = _observe(est, reward_gauss, mu, x, G, u, d)
-        cum += opt_mean - mu
-        while ri < n_rec and rec_t[ri] == t:
-            rec_out[ri] = cum
-            ri += 1
+            g[k] = scb * Gr[best, k]
+        est, cum, ai, ri, hit = _round_end(est, t, best, jo, g, d, hv, hc, hs, x, reward_gauss, G, u, opt_mean, cum,
+                                           mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_t, audit_out, ai,
+                                           rec_t, rec_out, ri, trace)
+        n_opt += hit
     rng_store(env, est)
     stats[0] = n_fallback
     stats[1] = n_cand
