@@ -29,7 +29,7 @@ same environment stream — a :class:`privopt.fastrng.FastGenerator` — gives t
 reward coin):
 
 1. U → position of the optimal arm ⌊U·K⌋; then two raw 64-bit words (ka, kb), the keys of the
-   round's counter-based normals (:mod:`privopt.counter_normals`, issue 24);
+   round's counter-based normals (:mod:`privopt.fastrng.counter_based`, issue 24);
 2. for each arm j = 0..K−1: its T (optimal: none; zone, uniform proposal: pairs (U₁, U₂) until
    acceptance, d = 3: U₁ only; Gaussian envelope: Z, then U only if Z/√(2k) ∈ [a, b], until acceptance); its d − 1 normals g are slots j(d − 1) … j(d − 1) + d − 2 of the stream (ka, kb),
    which the kernels draw by a vectorised pass (they never touch the environment stream);

@@ -137,7 +137,7 @@ def zone_accept(u2, t, om, d):
 @numba.njit(cache=True, inline="always")
 def decision_set_start(st, K):
     """The environment draws that open a round's decision set: the optimal arm's index
-    jo = ⌊U·K⌋, then the two 64-bit keys (ka, kb) of the set's normals (:mod:`privopt.counter_normals`).
+    jo = ⌊U·K⌋, then the two 64-bit keys (ka, kb) of the set's normals (:mod:`privopt.fastrng.counter_based`).
     Returns (jo, ka, kb, state)."""
     u0, st = rng_uniform_t(st)
     ka, st = rng_next_t(st)
@@ -180,7 +180,7 @@ def draw_arm_prime(st, d, is_opt, opt_mean, a, b, om, g, ka, kb, j):
 
     ``st`` is an environment state tuple (:func:`privopt.fastrng.rng_load`): T by :func:`draw_arm_t`;
     then g[1:] ← the d − 1 normals of slots j(d − 1) … j(d − 1) + d − 2 of the round's stream (ka, kb)
-    (:mod:`privopt.counter_normals`) and sc = sqrt((1 − T²)/‖g‖²).
+    (:mod:`privopt.fastrng.counter_based`) and sc = sqrt((1 − T²)/‖g‖²).
     """
     t, st = draw_arm_t(st, d, is_opt, opt_mean, a, b, om)
     p0 = np.uint64(j * (d - 1))

@@ -8,7 +8,7 @@ It changes the method, not the result:
 
 1. **Draws** (the same numbers as the reference kernel): T_j by the shared
    :func:`~privopt.bandits.kernels.draw_arm_t`; the Gaussian directions, stored one arm per row
-   (``Gr[j, i]``), by the vectorised fast pass of :mod:`privopt.counter_normals` and, in a row where
+   (``Gr[j, i]``), by the vectorised fast pass of :mod:`privopt.fastrng.counter_based` and, in a row where
    the ziggurat's first attempt was rejected somewhere, its exact pass.  After each :data:`ARM_BLOCK` arms
    the d − 1 squares of each arm are summed, in the reference's order, for 8 arms at once (independent
    chains).
