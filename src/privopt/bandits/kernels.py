@@ -558,7 +558,7 @@ def _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, 
                  kappa, xi, sigma_r, hv, hc, hs, V, C, invd, ut, yv, Ci, cv, B):
     """The part of round t before the arms, shared by the single-variant kernels: the tree noise of round t (path
     construction, shariff2018 reading R5), the released V_t and ũ_t, the Cholesky V_t = C Cᵀ (PD fallback of
-    reading R3), y = C⁻¹ũ_t, β_t = σ·sqrt(max(0, κ + log det V_t)) + ξ and B = C⁻¹Q.
+    shariff2018 reading R3), y = C⁻¹ũ_t, β_t = σ·sqrt(max(0, κ + log det V_t)) + ξ and B = C⁻¹Q.
 
     Returns (node draws, 1 if the PD fallback was used else 0, log det V_t, β_t).  A plain call (LLVM inlines it
     where it pays): one call a round costs nothing measurable beside the scores of the kernels that use it."""
