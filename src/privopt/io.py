@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "write_csv", "write_parquet", "compact_parquet", "write_json", "write_table", "write_output", "read_table",
-           "concat_tables", "log_to_file"]
+__all__ = ["atomic_path", "write_csv", "write_parquet", "compact_parquet", "write_json", "write_table", "write_output",
+           "read_table", "concat_tables", "log_to_file"]
 
 
 def _umask() -> int:
@@ -70,11 +70,11 @@ def _compact_options(schema) -> dict:
 
 def write_parquet(df, path, compact: bool = False) -> None:
     """A frame as parquet, atomically; ``compact``: in the :data:`COMPACT` encoding (smaller, slower to write)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     with atomic_path(path) as tmp:
         if compact:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
             table = pa.Table.from_pandas(df, preserve_index=False)
             pq.write_table(table, tmp, **_compact_options(table.schema))
         else:
