@@ -60,12 +60,9 @@ print(json.dumps({"differing": d.differing, "values": d.values, "max_ulps": d.ma
 """
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(blas.pinned_coretype(blas.cpu_flags(), {}) is None, reason="no AVX2 and FMA: nothing is pinned")
-def test_a_perezsalazar_job_is_bit_identical_under_the_pinned_kernels_and_under_prescott(tmp_path):
-    """The Figure 7 ablation job of the committed reference (its G and REG_G are sums over the types): recomputed
-    with the kernel family the workflow pins and with Prescott's, every value is the reference's (through BLAS
-    products, 50 of its 1,650 values differed by up to 4 ulps under Prescott's)."""
+def _under_two_kernel_families(script: str, paper: str, tmp_path) -> dict:
+    """``script``'s last printed JSON line, run in a fresh process (OpenBLAS reads its kernel family at load time) on
+    ``reference/<paper>`` once under the kernels the workflow pins and once under Prescott's."""
     found = {}
     for coretype in ("pinned", "Prescott"):
         env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
@@ -73,10 +70,20 @@ def test_a_perezsalazar_job_is_bit_identical_under_the_pinned_kernels_and_under_
             blas.pin_openblas(env)
         else:
             env["OPENBLAS_CORETYPE"] = coretype
-        proc = subprocess.run([sys.executable, "-c", _RECOMPUTE, str(REPO / "reference" / "perezsalazar2021"),
+        proc = subprocess.run([sys.executable, "-c", script, str(REPO / "reference" / paper),
                                str(tmp_path / f"{coretype}.parquet")], env=env, capture_output=True, text=True,
                               check=True)
         found[coretype] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(blas.pinned_coretype(blas.cpu_flags(), {}) is None, reason="no AVX2 and FMA: nothing is pinned")
+def test_a_perezsalazar_job_is_bit_identical_under_the_pinned_kernels_and_under_prescott(tmp_path):
+    """The Figure 7 ablation job of the committed reference (its G and REG_G are sums over the types): recomputed
+    with the kernel family the workflow pins and with Prescott's, every value is the reference's (through BLAS
+    products, 50 of its 1,650 values differed by up to 4 ulps under Prescott's)."""
+    found = _under_two_kernel_families(_RECOMPUTE, "perezsalazar2021", tmp_path)
     assert found["pinned"]["differing"] == 0 and found["pinned"]["values"] > 1000, found
     assert found["Prescott"]["differing"] == 0 and found["Prescott"]["values"] > 1000, found
 
@@ -111,17 +118,7 @@ def test_shariff_audit_rows_match_the_reference_under_the_pinned_kernels_and_wit
     tolerance verify grants the paper (Paper.verify_ulps) — which is why it has one."""
     from privopt.pipeline.registry import paper
 
-    found = {}
-    for coretype in ("pinned", "Prescott"):
-        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
-        if coretype == "pinned":
-            blas.pin_openblas(env)
-        else:
-            env["OPENBLAS_CORETYPE"] = coretype
-        proc = subprocess.run([sys.executable, "-c", _SHARIFF_AUDIT, str(REPO / "reference" / "shariff2018"),
-                               str(tmp_path / f"{coretype}.parquet")], env=env, capture_output=True, text=True,
-                              check=True)
-        found[coretype] = json.loads(proc.stdout.strip().splitlines()[-1])
+    found = _under_two_kernel_families(_SHARIFF_AUDIT, "shariff2018", tmp_path)
     assert found["pinned"]["differing"] == 0 and found["pinned"]["values"] > 10_000, found
     prescott = found["Prescott"]
     assert 0 < prescott["differing"] and prescott["max_ulps"] <= paper("shariff2018").verify_ulps, found
