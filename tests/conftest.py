@@ -10,9 +10,16 @@ import shutil
 import traceback
 from pathlib import Path
 
-import pytest
+# One numba cache for the checkout and every workflow copy the tests make (the smoke pipeline runs on one):
+# under NUMBA_CACHE_DIR, privopt's kernels are filed by their place in the package and the code of their
+# import closure (privopt.numba_cache.package_subpath), so a kernel the smoke run compiled is not compiled
+# again by the unit tests, nor the reverse.  Set before numba is imported, by this process and the jobs it
+# starts; kept between sessions (gitignored), as the checkout's own __pycache__ would be.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba-cache"))
 
-from workflow_runs import SUBSET, copy_workflow, data_config, snakemake
+import pytest  # noqa: E402
+
+from workflow_runs import SUBSET, copy_workflow, data_config, snakemake  # noqa: E402
 
 
 #: the fixture whose pipeline run (minutes) the end-to-end tests read

@@ -68,6 +68,26 @@ def test_an_edit_of_an_imported_module_recompiles_the_kernel(tmp_path, numba_fir
     np.testing.assert_allclose(edited["err"], 4 * np.asarray(first["err"]), rtol=1e-12)
 
 
+def test_under_numba_cache_dir_copies_of_one_code_share_kernels_and_an_edited_copy_has_its_own(tmp_path):
+    """With ``NUMBA_CACHE_DIR``, numba files kernels under a hash of the source's absolute folder: a workflow
+    copy compiled every kernel again.  The privopt locator files them by place in the package and closure
+    stamp: a second copy loads what the first compiled; an edited copy compiles its own, in a folder of its
+    own, and leaves the first copies' kernels as they were (numba would renumber a shared index's data files)."""
+    shared = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    one, two, edited = (_copy(tmp_path / name) for name in ("one", "two", "edited"))
+    first = _probe(one, shared)
+    assert first["misses"] >= 1
+    assert (copied := _probe(two, shared))["hits"] >= 1 and copied["misses"] == 0 and copied["err"] == first["err"]
+    assert not list((one / "privopt").rglob("*.nbi")), "filed beside the sources, not under NUMBA_CACHE_DIR"
+    _edit(edited)
+    changed = _probe(edited, shared)
+    assert changed["misses"] >= 1 and changed["hits"] == 0
+    np.testing.assert_allclose(changed["err"], 4 * np.asarray(first["err"]), rtol=1e-12)
+    assert (back := _probe(one, shared))["hits"] >= 1 and back["misses"] == 0 and back["err"] == first["err"]
+    folders = sorted(p.name for p in (tmp_path / "cache" / "privopt" / "mechanisms").iterdir() if p.name.startswith("tbap-"))
+    assert len(folders) == 2, folders  # tbap.py under two closure stamps: the copies' and the edited one's
+
+
 def test_numba_alone_keeps_the_stale_kernel(tmp_path):
     """The defect the locators remove, shown on numba's own locators (so this test fails the day numba
     learns to track what a kernel imports, and the module can go)."""

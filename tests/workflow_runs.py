@@ -103,10 +103,10 @@ def copy_workflow(dest: Path, *, toy: bool = False, reference: bool = False) -> 
     committed reference results.
 
     The ``__pycache__`` folders go along, with their times (``copy2``): the bytecode (keyed by the
-    source's modification time and size) and the numba kernels that the unit tests compiled (keyed by
-    the code of the source and of what it imports, :mod:`privopt.numba_cache`) stay valid for the copied
-    sources, so each copy does not compile every kernel again; a source edited in the copy is
-    recompiled as usual."""
+    source's modification time and size) stays valid for the copied sources.  The numba kernels are shared
+    through ``NUMBA_CACHE_DIR`` (tests/conftest.py), keyed by the code of the source and of what it imports
+    (:mod:`privopt.numba_cache`): a copy compiles only what no copy of the same code compiled before; a
+    source edited in the copy is compiled again as usual."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ["Snakefile", "workflow", "config", "scripts", "paper", "profiles", "src"]:
         src = REPO / name

@@ -14,6 +14,16 @@ only names these locators in ``NUMBA_CACHE_LOCATOR_CLASSES`` (numba reads it on 
 inherit it), so importing ``privopt`` does not import numba; when numba is already imported it puts them
 first in numba's list of locators.  Either way, before any ``privopt`` kernel is defined.
 
+With ``NUMBA_CACHE_DIR`` set, numba files a kernel under a hash of its source file's absolute folder, so two
+copies of the package (a workflow copy, a second clone, a cluster node's checkout) never share a compiled
+kernel.  The ``privopt`` locator files it instead under the module's place in the package and its closure
+stamp (``<NUMBA_CACHE_DIR>/privopt/bandits/kernels-<stamp>``): every copy whose import closure has the same
+code shares the kernels compiled by any of them, and a copy with other code has folders of its own, so that
+two copies of different code never write into one index (numba numbers a kernel's data files afresh when its
+index's stamp changes: a shared index could name a kernel compiled from the other copy's code).  The test
+suite uses it (tests/conftest.py): the smoke pipeline runs on a copy of the workflow, which before compiled
+every kernel that the unit tests compiled again in the checkout.
+
 A cache entry that cannot be read back (an index ``.nbi`` or a data file ``.nbc`` truncated by a killed
 writer or a full disk, or written by an incompatible numba) made numba raise ``UnpicklingError: could not
 find MARK`` at every call, naming no file, until the file was deleted by hand.  When numba first asks for
@@ -32,7 +42,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
-__all__ = ["install", "closure_stamp", "recover_bad_entries", "InTreeLocator", "UserProvidedLocator", "LOCATORS"]
+__all__ = ["install", "closure_stamp", "package_subpath", "recover_bad_entries", "InTreeLocator", "UserProvidedLocator",
+           "LOCATORS"]
 
 _log = logging.getLogger(__name__)
 
@@ -78,8 +89,19 @@ def _locator(base):
                 return None
             return super().from_function(py_func, py_file)
 
+        @classmethod
+        def get_suitable_cache_subpath(cls, py_file):  # numba's UserProvidedCacheLocator asks for it
+            return package_subpath(py_file)
+
     Locator.__doc__ = Locator.__doc__.format(base=base.__name__)
     return Locator
+
+
+def package_subpath(py_file: str) -> str:
+    """Where, under ``NUMBA_CACHE_DIR``, the kernels of a ``privopt`` file lie: its module's folders in the
+    package, then its file name and the closure stamp (module docstring); independent of where the package is."""
+    rel = Path(py_file).resolve().relative_to(_ROOT)
+    return os.path.join("privopt", *rel.parent.parts, f"{rel.stem}-{closure_stamp(py_file)}")
 
 
 def _discard(path: str, exc: Exception) -> None:
