@@ -234,9 +234,11 @@ def _same_run(a, b):
     assert (a.n_optimal, a.pd_failures, a.node_draws) == (b.n_optimal, b.pd_failures, b.node_draws)
 
 
+# d = 5 (the smoke pipeline's) and d = 64 (Exp. 1's largest, the prefilter's use): every kernel specialisation
+# (one per d and kernel, ~25 s of compilation each) is shared with the smoke run or with the d = 64 test below
 @pytest.mark.parametrize("d, variant, reward, n_rounds", [
-    (3, "nonprivate", "pm1", 300), (5, "wishart", "pm1", 300), (5, "nonprivate", "gaussian", 300),
-    (12, "gaussian", "pm1", 150)])
+    (5, "nonprivate", "pm1", 300), (5, "wishart", "pm1", 300), (5, "nonprivate", "gaussian", 300),
+    (64, "gaussian", "pm1", 100)])
 @pytest.mark.filterwarnings("ignore")
 def test_prefilter_kernel_equals_reference_kernels(d, variant, reward, n_rounds):
     """float32 scores + rigorous bound + float64 argmax among the candidates = the reference kernel, bit for bit

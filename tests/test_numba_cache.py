@@ -84,7 +84,8 @@ def test_under_numba_cache_dir_copies_of_one_code_share_kernels_and_an_edited_co
     assert changed["misses"] >= 1 and changed["hits"] == 0
     np.testing.assert_allclose(changed["err"], 4 * np.asarray(first["err"]), rtol=1e-12)
     assert (back := _probe(one, shared))["hits"] >= 1 and back["misses"] == 0 and back["err"] == first["err"]
-    folders = sorted(p.name for p in (tmp_path / "cache" / "privopt" / "mechanisms").iterdir() if p.name.startswith("tbap-"))
+    folders = sorted(p.name for p in (tmp_path / "cache" / "privopt" / "mechanisms").iterdir()
+               if p.name.startswith("tbap-"))
     assert len(folders) == 2, folders  # tbap.py under two closure stamps: the copies' and the edited one's
 
 

@@ -113,7 +113,7 @@ def _release_scale(exact, paper, d, n_rounds, seed):
 def test_the_exact_variant_releases_the_papers_node_draws_at_the_exact_sigma_and_a_planted_sigma_over_sqrt2_is_caught(
         monkeypatch):
     _raw_audit(monkeypatch)
-    n, d, rounds = 4096, 3, 300
+    n, d, rounds = 4096, 5, 300  # d = 5: the lockstep specialisation of the counter tests and the smoke run
     seed = np.random.SeedSequence(39)
     paper = gaussian_params(n, d, 1.0, 0.1)
     exact = gaussian_params(n, d, 1.0, 0.1, calibration="exact")
@@ -129,7 +129,7 @@ def test_the_exact_variant_with_a_counter_releases_that_counters_noise_at_the_ex
     """The counter's seeds are calibrated from the exact σ (equal ‖C‖_col,2/σ: μ = √m·L̃²/σ_exact, δ(ε) = δ), and
     each round releases its prefix noise (diagonal × √2)."""
     _raw_audit(monkeypatch)
-    n, d, rounds = 64, 3, 50
+    n, d, rounds = 64, 5, 50
     seed = np.random.SeedSequence(2039)
     v = gaussian_params(n, d, 1.0, 0.1, counter="honaker", calibration="exact")
     assert v.name == "gaussian_exact_honaker"
