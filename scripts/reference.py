@@ -3,12 +3,13 @@
 import json
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
 from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, run_seconds,
-                                        write_reference)
+                                        verify_samples, write_reference)
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
@@ -20,15 +21,9 @@ the_paper = paper(p.paper)
 records = [verify_record(r) for r in snakemake.input.records]  # the tables are as the pipeline wrote them
 seconds = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": run_seconds([j["log"]]) for j in p.jobs}
 chosen = choose_verify_jobs(the_paper, p.section, seconds, budget_s=p.budget_s)
-by_key = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": j for j in p.jobs}
-verify, verify_runs = [], {}
-for job in chosen:
-    j = by_key[f"{job.experiment}/{point_path(job.point)}/{job.block}"]
-    rel = {o: "/".join(x for x in (j["experiment"], point_path(j["point"]), Path(f).name) if x) for o, f in j["files"].items()}
-    verify_runs.update({rel[o]: j["files"][o] for o in j["files"]})
-    verify.append({"experiment": j["experiment"], "point": j["point"], "block": j["block"], "seeds": j["seeds"],
-                   "files": {o: f"runs/{r}" for o, r in rel.items()},
-                   "seconds": seconds[f"{job.experiment}/{point_path(job.point)}/{job.block}"]})
+# the rows of jobs sampled on a prefix, until they are copied in (removed at exit, whatever happens)
+prefixes = tempfile.TemporaryDirectory(prefix="prefix-rows.", dir=Path(snakemake.output[0]).parent)
+verify, verify_runs = verify_samples(the_paper, chosen, p.jobs, prefixes.name)
 data = {name: json.loads(Path(path).read_text()) for name, path in zip(p.datasets, snakemake.input.data)} or None
 env = environment()
 env["git"] = git_state(exclude=("reference",))  # the folder being written is not a change of the code

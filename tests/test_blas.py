@@ -96,9 +96,8 @@ SHARIFF_PREFIX = 5_000_000
 _SHARIFF_AUDIT = """
 import json, sys
 from pathlib import Path
-import privopt.bandits.episodes as episodes
 from privopt.io import read_table, write_table
-from privopt.pipeline.reference import diff_rows
+from privopt.pipeline.reference import diff_rows, prefix_rows
 from privopt.pipeline.registry import paper
 folder, prefix = Path(sys.argv[1]), int(sys.argv[3])
 manifest = json.loads((folder / "manifest.json").read_text())
@@ -106,16 +105,12 @@ job = next(j for j in manifest["verify"] if j["experiment"] == "exp2")
 exp = paper("shariff2018").experiment("exp2")
 seed = job["seeds"][0]
 settings = exp.settings(manifest["config"], job["point"])
-full = int(settings["n_rounds"])
-if full > prefix:  # the run's first `prefix` rounds (runs are exact prefixes), audited where the full run was
-    drawn = episodes.sample_audit_rounds
-    episodes.sample_audit_rounds = lambda ss, n_rounds, size: (lambda r: r[r <= n_rounds])(drawn(ss, full, size))
-    settings = {**settings, "n_rounds": prefix}
-frames = exp.execute(job["point"], settings, [seed], {})
+# the run's first rounds (runs are exact prefixes; privopt.experiments.shariff2018.prefixes), at most those stored
+rounds = min(job.get("rounds") or exp.prefix.horizon(settings), prefix)
+frames = exp.execute_prefix(job["point"], settings, [seed], {}, rounds)
 out = Path(sys.argv[2])
 write_table(frames["audit"], out)
-stored = read_table(folder / job["files"]["audit"])
-stored = stored[(stored["seed"] == seed) & (stored["t"] <= min(full, prefix))].reset_index(drop=True)
+stored = prefix_rows(read_table(folder / job["files"]["audit"]), exp.prefix, [seed], rounds)
 d = diff_rows(read_table(out), stored)
 print(json.dumps({"differing": d.differing, "values": d.values, "max_ulps": d.max_ulps, "rows": len(stored)}))
 """

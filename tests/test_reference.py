@@ -97,7 +97,8 @@ def test_verify_jobs_are_chosen_reproducibly_within_the_budget():
     one = choose_verify_jobs(paper, section, seconds, budget_s=30, per_experiment=2)
     assert one == choose_verify_jobs(paper, section, dict(reversed(list(seconds.items()))), budget_s=30,
                                      per_experiment=2)
-    assert len(one) == 2 and len({(tuple(j.point.items()), j.block) for j in one}) == 2
+    assert len(one) == 2 and len({(tuple(c.job.point.items()), c.job.block) for c in one}) == 2
+    assert all(c.rounds is None and c.seconds == 10.0 for c in one)
     assert choose_verify_jobs(paper, section, seconds, budget_s=5) == []  # nothing fits: nothing chosen
     assert choose_verify_jobs(paper, section, {}, budget_s=100) == []     # unmeasured jobs are never chosen
 

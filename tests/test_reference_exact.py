@@ -253,3 +253,62 @@ def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolera
         "OpenBLAS kernels here: Haswell, the reference's: not recorded")
     text = {**far, "max_ulps": 0.0, "differing": 1}  # a string column (a description) changed
     assert "1 differ (1 of 1,650 values differ, none of them floats)" in verify_summary("p", [text])
+
+
+# ----------------------------------------------------------------------------- verify on a prefix
+
+
+def _long_paper(prefix_run: str = "prefix_runs:prefix") -> Paper:
+    """One experiment of two points whose jobs (2 seeds of 10^4 rounds) are too long for verify's budget."""
+    from privopt.pipeline.protocol import Prefix
+
+    exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in (1, 2)],
+                     settings=lambda s, p: {"n": s["n"], "n_rounds": s["n_rounds"], "every": s["every"]},
+                     seeds=lambda s: (4, 2), run="prefix_runs:run", tables="m:f", table_files=(),
+                     prefix=Prefix(run=prefix_run, horizon=lambda s: s["n_rounds"], step=lambda s: s["every"],
+                                   totals=("count",)))
+    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
+                 claims=Claims(evaluate="m:f", inputs=()))
+
+
+def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that_catches_a_planted_bug(tmp_path):
+    """No job fits 30 s, so one is sampled on a prefix: its first seed's first 6,000 of 10^4 rounds (the largest
+    leading-digit multiple of the record step that 30 s buys at 100 s per 2 seeds × 10^4 rounds); the reference
+    keeps exactly those rows; verify recomputes them bit for bit, leaving out the end-of-run count; a prefix that
+    takes its own horizon for the constants (noise √(10^4/6,000) times too large) is caught."""
+    from privopt.io import read_table, write_table
+    from privopt.pipeline.reference import choose_verify_jobs, verify_jobs, verify_samples
+    import prefix_runs
+
+    section = {"n": 10_000, "n_rounds": 10_000, "every": 500}
+    paper = _long_paper()
+    jobs, seconds = [], {}
+    for job in paper.run_jobs(section):
+        exp = paper.experiment(job.experiment)
+        path = tmp_path / "runs" / f"x~{job.point['x']}" / f"seeds~{job.block}.parquet"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_table(exp.execute(job.point, exp.settings(section, job.point), job.seeds, {})["runs"], path)
+        jobs.append({"experiment": "e", "point": job.point, "block": job.block, "seeds": job.seeds,
+                     "files": {"runs": str(path)}})
+        seconds[f"e/x~{job.point['x']}/{job.block}"] = 100.0
+    [pick] = choose_verify_jobs(paper, section, seconds, budget_s=30)
+    assert (pick.rounds, pick.horizon, pick.seeds, pick.seconds) == (6000, 10_000, (pick.job.seeds[0],), 30.0)
+    assert choose_verify_jobs(paper, section, dict(reversed(list(seconds.items()))), budget_s=30) == [pick]
+    assert choose_verify_jobs(paper, section, seconds, budget_s=2) == []  # 500 rounds (one record step) take 2.5 s
+    verify, runs = verify_samples(paper, [pick], jobs, tmp_path / "scratch")
+    [entry] = verify
+    assert (entry["rounds"], entry["horizon"], entry["seeds"]) == (6000, 10_000, [pick.job.seeds[0]])
+    [stored] = runs.values()
+    rows = read_table(stored)
+    assert set(rows["seed"]) == {pick.job.seeds[0]} and rows["t"].tolist() == list(range(0, 6001, 500))
+    assert (rows["count"] == 10_000).all()  # the full run's end-of-run count, kept as it was
+    folder = tmp_path / "reference" / "p"
+    write_reference(folder, paper=paper, tables={}, verify_runs=runs,
+                    manifest={**CLEAN, "scale": "s", "label": "l", "config": section, "verify": verify})
+    [found] = verify_jobs(folder, paper, {}, tmp_path / "work")
+    assert found["identical"] and found["mismatch"] is None and found["values"] == 13 * 3, found
+    assert "rounds ≤ 6,000 of 10,000; count (end-of-run counts) not compared" in found["result"]
+    [found] = verify_jobs(folder, _long_paper("prefix_runs:prefix_with_the_prefix_constants"), {},
+                          tmp_path / "work")
+    assert found["mismatch"] and "12 of 39 values differ (y 12)" in found["mismatch"], found
+    assert prefix_runs.prefix  # the module the references name is the one imported here

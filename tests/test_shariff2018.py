@@ -101,6 +101,41 @@ def test_exp3_block_covers_the_grid():
     assert len(tables["fig5_runs"]) == 9 and (tables["fig5_runs"]["t"] == 200).all()  # the final point of each run
 
 
+@pytest.mark.parametrize("name", ["exp2", "exp2c", "exp2e", "exp3"])
+def test_each_long_experiments_prefix_is_the_full_jobs_rows_at_its_rounds(name):
+    """What verify recomputes of a full-horizon job (privopt.experiments.shariff2018.prefixes): the first rounds of
+    a 4,000-round job of the smoke configuration, for one of its two seeds, equal the full job's rows at
+    t ≤ 2,000 value for value (audits at the full run's sampled rounds, Exp. 3 recorded at the full run's
+    interval) — the end-of-run counts aside; a prefix beyond the horizon, or for Exp. 3 ending off a recorded
+    round, is refused."""
+    from pathlib import Path
+
+    from privopt.pipeline.config import load_config
+    from privopt.pipeline.reference import diff_rows, prefix_rows
+    from privopt.pipeline.registry import paper
+
+    root = Path(__file__).resolve().parents[1]
+    section = load_config([root / "config" / "smoke.yaml"])["shariff2018"]
+    exp = paper("shariff2018").experiment(name)
+    point = exp.points(section)[-1]
+    over = {"n_rounds": 4000, "audit_rounds": 400} if name == "exp2" else {"n_rounds": 4000}
+    settings = {**exp.settings(section, point), **over, **({"rec_points": 4} if name == "exp3" else {})}
+    assert exp.prefix.horizon(settings) == 4000 and 2000 % exp.prefix.step(settings) == 0
+    full = exp.execute(point, settings, [0, 1], {})
+    short = exp.execute_prefix(point, settings, [1], {}, 2000)
+    for output, frame in full.items():
+        expected = prefix_rows(frame, exp.prefix, [1], 2000).drop(columns=list(exp.prefix.totals), errors="ignore")
+        got = short[output].drop(columns=list(exp.prefix.totals), errors="ignore")
+        assert len(expected) > 0 and diff_rows(got, expected).identical, (output, diff_rows(got, expected).describe())
+    if name == "exp2":
+        assert 0 < len(short["audit"]) < len(full["audit"]) / 2  # the full run's sample: about 400 · 4 / 2 rows
+    with pytest.raises(ValueError):
+        exp.execute_prefix(point, settings, [1], {}, 5000)  # beyond the horizon
+    if name == "exp3":
+        with pytest.raises(ValueError, match="recorded round"):
+            exp.execute_prefix(point, settings, [1], {}, 1500)  # records every 1,000 rounds
+
+
 # ----------------------------------------------------------------------------- claims on synthetic tables
 
 

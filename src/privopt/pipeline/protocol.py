@@ -49,6 +49,7 @@ __all__ = [
     "ConfigError",
     "Instance",
     "Experiment",
+    "Prefix",
     "Table",
     "Figure",
     "Reported",
@@ -250,6 +251,30 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Prefix:
+    """How ``verify`` checks a run job too long for its time budget: it recomputes the job's first ``rounds``
+    rounds for one of its seeds and compares them with the stored run's rows at rounds ≤ ``rounds`` (a run of an
+    online learner is the exact prefix of a longer run with the same constants).
+
+    * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs, rounds) -> {output: DataFrame}``: the
+      rows the full job writes at rounds ≤ ``rounds`` (for every output of the experiment), computed on those rounds
+      only (the full horizon's constants, records and audited rounds).
+    * ``horizon(settings)``: the rounds of the full job; ``step(settings)``: ``rounds`` must be a multiple of it
+      (the recording interval, so the prefix records the full run's rounds).
+    * ``column``: the round column of every output; ``seed_column``: the seed column.
+    * ``totals``: columns holding end-of-run values (a count over the whole run), which a prefix cannot reproduce:
+      compared nowhere, and said so.
+    """
+
+    run: str
+    horizon: Callable[[Mapping[str, Any]], int]
+    step: Callable[[Mapping[str, Any]], int] = lambda settings: 1
+    column: str = "t"
+    seed_column: str = "seed"
+    totals: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Experiment:
     """Parameter points × seed blocks of one algorithm comparison, and how its runs become tables.
 
@@ -269,6 +294,7 @@ class Experiment:
       paper's cost model, one function for all its experiments, called with the experiment's name
       (:func:`privopt.pipeline.cost.job_seconds`, :func:`privopt.pipeline.cost.job_data_mb`): the SLURM
       runtime, memory and job grouping of each run job; without them a generic allowance is used.
+    * ``prefix`` (optional, :class:`Prefix`): how ``verify`` recomputes a prefix of a job too long to recompute whole.
     * ``point_runs(section, point) -> n_runs`` (optional): the runs of one point where a configuration
       gives points different numbers (a reference computed in parts holds fewer runs at its dearest
       points until all are in); seeds 0…n−1 of that point, in the same blocks.  Default: ``seeds(section)[0]``.
@@ -288,6 +314,7 @@ class Experiment:
     cost: Callable[[dict, Point, int], float] | None = None
     data_mb: Callable[[dict, Point, int], float] | None = None
     point_runs: Callable[[Section, Point], int] | None = None
+    prefix: Prefix | None = None
 
     def runs_at(self, section: Section, point: Point) -> int:
         """How many runs (seeds 0…n−1) the configuration asks of ``point``."""
@@ -298,6 +325,15 @@ class Experiment:
         """One run job (imports ``run``); checks it returns a frame for exactly the names of ``outputs``."""
         frames = resolve(self.run)(point, settings, list(seeds), inputs)
         _expect_keys(f"experiment {self.name} ({self.run})", frames, tuple(self.outputs))
+        return frames
+
+    def execute_prefix(self, point: Point, settings: Mapping[str, Any], seeds: Sequence[int],
+                       inputs: Mapping[str, str], rounds: int) -> dict[str, Any]:
+        """The first ``rounds`` rounds of one run job (:class:`Prefix`); the same checks as :meth:`execute`."""
+        if self.prefix is None:
+            raise ValueError(f"experiment {self.name} declares no prefix: its jobs can only be recomputed whole")
+        frames = resolve(self.prefix.run)(point, settings, list(seeds), inputs, int(rounds))
+        _expect_keys(f"experiment {self.name} ({self.prefix.run})", frames, tuple(self.outputs))
         return frames
 
     def make_tables(self, frames: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ holds them, so that every user gets the paper-scale verdicts without recomputing
     reference/<paper>/manifest.json                   what ran, and the sha256 of every file below
     reference/<paper>/tables/<table file>             the paper's tables (means, SEMs, per-run values)
     reference/<paper>/runs/<experiment>/…/seeds~a-b.parquet
-                                                      a few run files, chosen reproducibly, for ``verify``
+                                                      a few run files, chosen reproducibly, for ``verify``;
+                                                      of a job too long to recompute, the rows of its prefix
 
 The manifest records the commit, the resolved config section, the scale label, the code digest of each
 experiment, the provenance record of each data set its instances read (source, digests, record count; by data
@@ -16,7 +17,10 @@ uncommitted changes (``"dirty": true``), it also records their list and the sha2
 points and runs of ``config/paper.yaml`` (:func:`figure_scales`).  :func:`check_manifest` refuses a folder
 whose files differ from it (naming the file), and a dirty manifest that does not say what was uncommitted, so
 a reference changed by hand is never read; :func:`verify_jobs` recomputes the sampled run jobs and compares
-them value by value with the stored ones.
+them value by value with the stored ones.  Where every job of an experiment is too long for verify's time budget
+(a quarter of a core-hour at the paper's horizon), one is sampled on a prefix: the reference keeps its first seed's
+rows at rounds ≤ P, and verify recomputes those P rounds alone (:class:`~privopt.pipeline.protocol.Prefix`,
+:class:`VerifyJob`).
 
 :func:`write_reference` never replaces a reference of a larger scale (another scale name, fewer runs at a
 point, a point or experiment dropped, a shorter horizon: :func:`scale_losses`) unless told to, and it removes
@@ -45,12 +49,13 @@ from typing import Any
 
 import pandas as pd
 
-from privopt.pipeline.protocol import Paper, RunJob, point_path
+from privopt.pipeline.protocol import Paper, Prefix, RunJob, point_path
 from privopt.pipeline.datasets import dataset_outputs
 from privopt.pipeline.provenance import file_sha256, first_changed
 
 __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
-           "reference_tables", "choose_verify_jobs", "write_reference", "thin_rows", "run_seconds", "compare_rows",
+           "reference_tables", "choose_verify_jobs", "VerifyJob", "prefix_rows", "verify_samples", "write_reference",
+           "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "data_digests",
            "experiment_differences", "compact_reference"]
@@ -188,27 +193,113 @@ def changed_modules(manifest: Mapping[str, Any], current: Mapping[str, Mapping[s
 # ----------------------------------------------------------------------------- writing
 
 
+@dataclass(frozen=True)
+class VerifyJob:
+    """A run job ``verify`` recomputes: whole (``rounds`` None), or, for an experiment whose jobs are all too long
+    for the budget and that declares a :class:`~privopt.pipeline.protocol.Prefix`, the first ``rounds`` of the
+    job's ``horizon`` rounds for its seeds ``seeds`` (the block's first)."""
+
+    job: RunJob
+    rounds: int | None = None
+    horizon: int | None = None
+    seeds: tuple[int, ...] = ()
+    seconds: float = 0.0
+
+
+def _leading_digit_floor(x: float, step: int) -> int:
+    """The largest multiple of ``step`` of the form m·10^k (m = 1…9) or, where none is, of ``step`` alone, ≤ ``x``.
+
+    >>> _leading_digit_floor(3.3e6, 5000), _leading_digit_floor(7_654_321, 1), _leading_digit_floor(12_000, 5000)
+    (3000000, 7000000, 10000)
+    >>> _leading_digit_floor(4999, 5000)
+    0
+    """
+    whole = int(x // step) * step
+    if whole <= 0:
+        return 0
+    k = 10 ** (len(str(whole)) - 1)
+    nice = (whole // k) * k
+    return nice if nice % step == 0 else whole
+
+
 def choose_verify_jobs(paper: Paper, section: Mapping[str, Any], seconds: Mapping[str, float],
-                       budget_s: float = 120.0, per_experiment: int = 1) -> list[RunJob]:
-    """The run jobs ``verify`` recomputes: per experiment, ``per_experiment`` jobs picked reproducibly
-    (by the sha256 of the job's path, among the jobs whose measured time ``seconds[path]`` fits the budget
-    left), cheapest experiments first, within ``budget_s`` seconds in all."""
+                       budget_s: float = 120.0, per_experiment: int = 1) -> list[VerifyJob]:
+    """The run jobs ``verify`` recomputes (:class:`VerifyJob`): per experiment, ``per_experiment`` jobs picked
+    reproducibly (by the sha256 of the job's path, among the jobs whose measured time ``seconds[path]`` fits the
+    budget left), cheapest experiments first, within ``budget_s`` seconds in all.  Then, for each experiment none of
+    whose jobs fits and that declares a prefix, the first job of that ranking on a prefix: its first seed's first
+    rounds (a leading-digit number, a multiple of the prefix's step), as many as an equal share of the budget left
+    buys at the job's measured time per seed and round."""
     chosen, left = [], budget_s
     by_exp: dict[str, list[tuple[str, RunJob]]] = {}
     for job in paper.run_jobs(section):
         key = f"{job.experiment}/{point_path(job.point)}/{job.block}"
         by_exp.setdefault(job.experiment, []).append((key, job))
+    ranked = {exp: sorted(jobs, key=lambda kj: hashlib.sha256(f"{paper.key}/{kj[0]}".encode()).hexdigest())
+              for exp, jobs in by_exp.items()}
     for exp in sorted(by_exp, key=lambda e: min(seconds.get(k, float("inf")) for k, _ in by_exp[e])):
-        ranked = sorted(by_exp[exp], key=lambda kj: hashlib.sha256(f"{paper.key}/{kj[0]}".encode()).hexdigest())
         taken = 0
-        for key, job in ranked:
+        for key, job in ranked[exp]:
             cost = seconds.get(key)
             if cost is None or cost > left or taken >= per_experiment:
                 continue
-            chosen.append(job)
+            chosen.append(VerifyJob(job, seconds=cost))
             left -= cost
             taken += 1
+    done = {c.job.experiment for c in chosen}
+    long = [e for e in sorted(by_exp) if e not in done and paper.experiment(e).prefix is not None
+            and any(seconds.get(k) for k, _ in ranked[e])]
+    for i, exp in enumerate(long):
+        prefix = paper.experiment(exp).prefix
+        key, job = next((k, j) for k, j in ranked[exp] if seconds.get(k))
+        settings = paper.experiment(exp).settings(section, job.point)
+        horizon, step = int(prefix.horizon(settings)), int(prefix.step(settings))
+        per_round = seconds[key] / len(job.seeds) / horizon
+        rounds = min(_leading_digit_floor(left / (len(long) - i) / per_round, step), horizon)
+        if rounds <= 0:
+            continue
+        cost = per_round * rounds
+        chosen.append(VerifyJob(job, rounds=rounds, horizon=horizon, seeds=(job.seeds[0],), seconds=round(cost, 3)))
+        left -= cost
     return chosen
+
+
+def prefix_rows(frame: pd.DataFrame, prefix: Prefix, seeds: Sequence[int], rounds: int) -> pd.DataFrame:
+    """The rows of a run's ``frame`` that a prefix recomputes: seeds ``seeds``, rounds ≤ ``rounds``."""
+    keep = frame[prefix.seed_column].isin(list(seeds)) & (frame[prefix.column] <= rounds)
+    return frame[keep].reset_index(drop=True)
+
+
+def verify_samples(paper: Paper, chosen: Sequence[VerifyJob], jobs: Sequence[Mapping[str, Any]],
+                   scratch: str | os.PathLike) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The manifest's ``verify`` records of the ``chosen`` jobs and the run files the reference stores for them
+    (relative path under ``runs/`` → source).  ``jobs``: the scale's run jobs as the workflow lists them
+    (``experiment``, ``point``, ``block``, ``seeds``, ``files``: output → run file).  A job sampled whole is stored
+    as it is; of a job sampled on a prefix, the rows verify recomputes (:func:`prefix_rows`), written under
+    ``scratch``, and its record says which (``seeds``, ``rounds``, ``horizon``)."""
+    from privopt.io import read_table, write_table
+
+    by_key = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": j for j in jobs}
+    verify, runs = [], {}
+    for pick in chosen:
+        job = by_key[f"{pick.job.experiment}/{point_path(pick.job.point)}/{pick.job.block}"]
+        rel = {o: "/".join(x for x in (job["experiment"], point_path(job["point"]), Path(f).name) if x)
+               for o, f in job["files"].items()}
+        entry = {"experiment": job["experiment"], "point": job["point"], "block": job["block"],
+                 "seeds": list(job["seeds"]), "files": {o: f"runs/{r}" for o, r in rel.items()},
+                 "seconds": pick.seconds}
+        if pick.rounds is None:
+            runs.update({rel[o]: str(f) for o, f in job["files"].items()})
+        else:
+            prefix = paper.experiment(pick.job.experiment).prefix
+            for o, f in job["files"].items():
+                dest = Path(scratch) / rel[o]
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                write_table(prefix_rows(read_table(f), prefix, pick.seeds, pick.rounds), dest)
+                runs[rel[o]] = str(dest)
+            entry.update(seeds=list(pick.seeds), rounds=pick.rounds, horizon=pick.horizon)
+        verify.append(entry)
+    return verify, runs
 
 
 def run_seconds(log_files: Sequence[str | os.PathLike]) -> float:
@@ -730,7 +821,8 @@ def compare_rows(got: pd.DataFrame, expected: pd.DataFrame, what: str, ulps: int
 def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, str], workdir: str | os.PathLike,
                 ulps: int = 0) -> list[dict[str, Any]]:
     """Recompute the run jobs the reference sampled (``manifest["verify"]``) with the reference's own
-    settings and compare their rows with the stored ones.
+    settings and compare their rows with the stored ones (of a job sampled on a prefix, its ``rounds`` first
+    rounds for its ``seeds``: :class:`VerifyJob`).
 
     ``inputs``: the data sets' outputs instances read, by output name (``{"pickups": path}``), ``workdir``: where instances are
     built.  Returns one record per job: its path, the seconds it took, ``identical`` (every value bit for
@@ -759,8 +851,17 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
                     write_output(made[file], where / file)
                 built[name] = str(where)
         start = time.perf_counter()
-        frames = exp.execute(job["point"], exp.settings(section, job["point"]), job["seeds"],
-                             {name: built[name] for name in exp.instances})
+        inst = {name: built[name] for name in exp.instances}
+        settings, rounds = exp.settings(section, job["point"]), job.get("rounds")
+        if rounds is None:
+            frames = exp.execute(job["point"], settings, job["seeds"], inst)
+            drop, scope = (), f"seeds {job['block']}"
+        else:  # a prefix: the job's first `rounds` rounds for `seeds`; end-of-run counts are not comparable
+            frames = exp.execute_prefix(job["point"], settings, job["seeds"], inst, rounds)
+            drop = exp.prefix.totals
+            scope = (f"seed{'s' if len(job['seeds']) != 1 else ''} {', '.join(map(str, job['seeds']))} of "
+                     f"{job['block']}, rounds ≤ {rounds:,} of {job['horizon']:,}"
+                     + (f"; {', '.join(drop)} (end-of-run counts) not compared" if drop else ""))
         seconds = time.perf_counter() - start
         mismatch, differing, values, worst, notes = None, 0, 0, 0.0, []
         for output, rel in job["files"].items():
@@ -769,8 +870,12 @@ def verify_jobs(folder: str | os.PathLike, paper: Paper, inputs: Mapping[str, st
             stored = workdir / "recomputed" / rel
             stored.parent.mkdir(parents=True, exist_ok=True)
             write_table(frames[output], stored)
-            diff = diff_rows(read_table(stored), read_table(folder / rel))
-            what = f"{rel} ({job['experiment']} {point_path(job['point']) or '(single point)'} seeds {job['block']})"
+            expected = read_table(folder / rel)
+            if rounds is not None:
+                expected = prefix_rows(expected, exp.prefix, job["seeds"], rounds)
+            diff = diff_rows(read_table(stored).drop(columns=list(drop), errors="ignore"),
+                             expected.drop(columns=list(drop), errors="ignore"))
+            what = f"{rel} ({job['experiment']} {point_path(job['point']) or '(single point)'} {scope})"
             differing, values = differing + diff.differing, values + diff.values
             worst = max(worst, diff.max_ulps)
             notes.append(f"{what}: {diff.describe()}")

@@ -11,9 +11,10 @@ to the paper's (ε, δ), :mod:`.exact`).  The config section is
 
 from __future__ import annotations
 
-from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Table
+from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Paper, Prefix, Table
 from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 from privopt.experiments.shariff2018 import cost
+from privopt.experiments.shariff2018.prefixes import exp3_record_step, horizon, record_step
 
 RUNS = "privopt.experiments.shariff2018.runs"
 TABLES = "privopt.experiments.shariff2018.tables"
@@ -88,6 +89,13 @@ EXP2_READS = ("n", "n_rounds", "d", "eps", "delta", "variants", "wishart_gamma_r
 EXP2C_READS = ("n", "n_rounds", "d", "eps", "delta", "counters", "rec_every")
 EXP2E_READS = ("n", "n_rounds", "d", "eps", "counter", "rec_every")
 EXP3_READS = ("n", "n_rounds", "d", "eps", "delta", "k_rule", "rho_grid", "rec_points")
+PREFIXES = "privopt.experiments.shariff2018.prefixes"
+
+
+def _prefix(name: str, step=record_step, totals=("pd_failures",)) -> Prefix:
+    """How verify checks a job of ``name`` too long to recompute whole: its first rounds (prefixes.py)."""
+    return Prefix(run=f"{PREFIXES}:{name}_prefix", horizon=horizon, step=step, totals=totals)
+
 
 PAPER = Paper(
     key="shariff2018",
@@ -148,6 +156,7 @@ PAPER = Paper(
                          Table("fig4_audit.parquet", thin=2)),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
+            prefix=_prefix("exp2", totals=("pd_failures", "n_optimal")),
         ),
         Experiment(
             name="exp2c",
@@ -160,6 +169,7 @@ PAPER = Paper(
             table_files=(Table("fig4c.csv", max_points=500), Table("fig4c_ratio.csv"), Table("fig4c_runs.parquet")),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
+            prefix=_prefix("exp2c"),
         ),
         Experiment(
             name="exp2e",
@@ -172,6 +182,7 @@ PAPER = Paper(
             table_files=(Table("fig4e.csv", max_points=500), Table("fig4e_ratio.csv"), Table("fig4e_runs.parquet")),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
+            prefix=_prefix("exp2e"),
         ),
         Experiment(
             name="exp3",
@@ -185,6 +196,7 @@ PAPER = Paper(
             table_settings=reads("n", "d", "eps", "delta", "k_rule", "mechanisms", under="exp3"),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
+            prefix=_prefix("exp3", step=exp3_record_step, totals=("pd_failures", "n_optimal")),
         ),
     ),
     figures=(
