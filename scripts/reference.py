@@ -8,8 +8,8 @@ from pathlib import Path
 
 from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
-from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, run_seconds,
-                                        verify_samples, write_reference)
+from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, read_manifest,
+                                        run_seconds, verify_samples, write_reference)
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
@@ -20,7 +20,14 @@ p = snakemake.params
 the_paper = paper(p.paper)
 records = [verify_record(r) for r in snakemake.input.records]  # the tables are as the pipeline wrote them
 seconds = {f"{j['experiment']}/{point_path(j['point'])}/{j['block']}": run_seconds([j["log"]]) for j in p.jobs}
-chosen = choose_verify_jobs(the_paper, p.section, seconds, budget_s=p.budget_s)
+part = [e for e in p.part if e in {x.name for x in the_paper.experiments}] if p.part else []
+if p.part and not part:
+    raise SystemExit(f"reference_{p.paper}: reference_part = {list(p.part)} names no experiment of {p.paper} "
+                     f"(its experiments: {', '.join(e.name for e in the_paper.experiments)})")
+# a part keeps the other experiments' samples: they share verify's budget
+kept = ([j for j in read_manifest(p.folder).get("verify", []) if j["experiment"] not in part]
+        if part and Path(p.folder, "manifest.json").is_file() else [])
+chosen = choose_verify_jobs(the_paper, p.section, seconds, budget_s=p.budget_s, kept=kept)
 # the rows of jobs sampled on a prefix, until they are copied in (removed at exit, whatever happens)
 prefixes = tempfile.TemporaryDirectory(prefix="prefix-rows.", dir=Path(snakemake.output[0]).parent)
 verify, verify_runs = verify_samples(the_paper, chosen, p.jobs, prefixes.name)
@@ -53,10 +60,6 @@ manifest = {
     "verify": verify,
 }
 tables = {Path(t).name: t for t in snakemake.input.tables}
-part = [e for e in p.part if e in {x.name for x in the_paper.experiments}] if p.part else []
-if p.part and not part:
-    raise SystemExit(f"reference_{p.paper}: reference_part = {list(p.part)} names no experiment of {p.paper} "
-                     f"(its experiments: {', '.join(e.name for e in the_paper.experiments)})")
 written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest,
                           replace=p.replace, part=part)
 Path(snakemake.output[0]).write_text(json.dumps({"folder": p.folder, "files": written["files"]}, indent=1) + "\n")

@@ -273,7 +273,8 @@ def _long_paper(prefix_run: str = "prefix_runs:prefix") -> Paper:
 
 def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that_catches_a_planted_bug(tmp_path):
     """No job fits 30 s, so one is sampled on a prefix: its first seed's first 6,000 of 10^4 rounds (the largest
-    leading-digit multiple of the record step that 30 s buys at 100 s per 2 seeds × 10^4 rounds); the reference
+    leading-digit multiple of the record step that 30 s buys at 100 s per 2 seeds × 10^4 rounds; 3,000 when a
+    part keeps another experiment's 15-s sample, none when the experiment has its sample already); the reference
     keeps exactly those rows; verify recomputes them bit for bit, leaving out the end-of-run count; a prefix that
     takes its own horizon for the constants (noise √(10^4/6,000) times too large) is caught."""
     from privopt.io import read_table, write_table
@@ -294,6 +295,10 @@ def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that
     [pick] = choose_verify_jobs(paper, section, seconds, budget_s=30)
     assert (pick.rounds, pick.horizon, pick.seeds, pick.seconds) == (6000, 10_000, (pick.job.seeds[0],), 30.0)
     assert choose_verify_jobs(paper, section, dict(reversed(list(seconds.items()))), budget_s=30) == [pick]
+    # a part of a reference: the samples it keeps of other experiments take their seconds off the budget
+    [half] = choose_verify_jobs(paper, section, seconds, budget_s=30, kept=[{"experiment": "g", "seconds": 15.0}])
+    assert (half.job, half.rounds, half.seconds) == (pick.job, 3000, 15.0)
+    assert choose_verify_jobs(paper, section, seconds, budget_s=30, kept=[{"experiment": "e", "seconds": 1}]) == []
     assert choose_verify_jobs(paper, section, seconds, budget_s=2) == []  # 500 rounds (one record step) take 2.5 s
     verify, runs = verify_samples(paper, [pick], jobs, tmp_path / "scratch")
     [entry] = verify

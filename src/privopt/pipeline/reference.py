@@ -223,14 +223,20 @@ def _leading_digit_floor(x: float, step: int) -> int:
 
 
 def choose_verify_jobs(paper: Paper, section: Mapping[str, Any], seconds: Mapping[str, float],
-                       budget_s: float = 120.0, per_experiment: int = 1) -> list[VerifyJob]:
+                       budget_s: float = 120.0, per_experiment: int = 1,
+                       kept: Sequence[Mapping[str, Any]] = ()) -> list[VerifyJob]:
     """The run jobs ``verify`` recomputes (:class:`VerifyJob`): per experiment, ``per_experiment`` jobs picked
     reproducibly (by the sha256 of the job's path, among the jobs whose measured time ``seconds[path]`` fits the
     budget left), cheapest experiments first, within ``budget_s`` seconds in all.  Then, for each experiment none of
     whose jobs fits and that declares a prefix, the first job of that ranking on a prefix: its first seed's first
-    rounds (a leading-digit number, a multiple of the prefix's step), as many as an equal share of the budget left
-    buys at the job's measured time per seed and round."""
-    chosen, left = [], budget_s
+    rounds (a leading-digit number, a multiple of the prefix's step), as many as its share of the budget left buys
+    at the job's measured time per seed and round — an equal share among the paper's experiments that declare a
+    prefix and have no sample yet, so a reference written in parts leaves room for the parts to come.
+
+    ``kept``: the ``verify`` records a reference written in parts keeps (of the experiments this part does not
+    write): their seconds come off the budget, and their experiments are sampled already."""
+    chosen, left = [], budget_s - sum(float(k.get("seconds") or 0) for k in kept)
+    sampled = {k["experiment"] for k in kept}
     by_exp: dict[str, list[tuple[str, RunJob]]] = {}
     for job in paper.run_jobs(section):
         key = f"{job.experiment}/{point_path(job.point)}/{job.block}"
@@ -246,16 +252,18 @@ def choose_verify_jobs(paper: Paper, section: Mapping[str, Any], seconds: Mappin
             chosen.append(VerifyJob(job, seconds=cost))
             left -= cost
             taken += 1
-    done = {c.job.experiment for c in chosen}
-    long = [e for e in sorted(by_exp) if e not in done and paper.experiment(e).prefix is not None
-            and any(seconds.get(k) for k, _ in ranked[e])]
-    for i, exp in enumerate(long):
+    done = sampled | {c.job.experiment for c in chosen}
+    sharing = [e.name for e in paper.experiments if e.prefix is not None and e.name not in done]
+    long = [e for e in sharing if e in by_exp and any(seconds.get(k) for k, _ in ranked[e])]
+    for exp in long:
         prefix = paper.experiment(exp).prefix
         key, job = next((k, j) for k, j in ranked[exp] if seconds.get(k))
         settings = paper.experiment(exp).settings(section, job.point)
         horizon, step = int(prefix.horizon(settings)), int(prefix.step(settings))
         per_round = seconds[key] / len(job.seeds) / horizon
-        rounds = min(_leading_digit_floor(left / (len(long) - i) / per_round, step), horizon)
+        share = left / len(sharing)
+        sharing.remove(exp)
+        rounds = min(_leading_digit_floor(share / per_round, step), horizon)
         if rounds <= 0:
             continue
         cost = per_round * rounds
