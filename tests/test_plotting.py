@@ -28,7 +28,7 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 from privopt import plotting as pp  # noqa: E402
-from privopt.plotting.cells import code_cells, run_cells  # noqa: E402
+from privopt.plotting.cells import code_cells, execute_notebook, run_cells  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 INF = math.inf
@@ -306,7 +306,7 @@ def test_every_figure_notebook_is_short_its_drawing_lives_in_helpers():
 
 
 def test_every_figure_notebook_runs_without_a_kernel():
-    """The reference plots run a figure notebook's cells in the job's process (privopt.plotting.cells): no
+    """The figure jobs run a figure notebook's cells in the job's process (privopt.plotting.cells): no
     notebook may use an IPython magic or shell line, which only a kernel runs."""
     notebooks = [*(REPO / "workflow/notebooks").glob("*.py.ipynb"), *(REPO / "tests/toy_paper/workflow/notebooks").glob("*.py.ipynb")]
     assert len(notebooks) >= 20
@@ -328,6 +328,67 @@ def test_running_cells_keeps_one_namespace_rejects_magics_and_names_the_failing_
     with pytest.raises(ZeroDivisionError) as failed:
         run_cells(notebook("a = 1", "b = 2\nc = a / 0"), {})
     assert any(f.filename.endswith("nb.py.ipynb [cell 2]") for f in traceback.extract_tb(failed.value.__traceback__))
+
+
+def test_executing_a_notebook_in_process_writes_what_a_kernel_would_and_names_a_failing_cell(tmp_path):
+    """The figure jobs run their notebook's cells in the job's process and write the executed notebook
+    (privopt.plotting.cells.execute_notebook): a valid nbformat 4 notebook whose first cell recreates the
+    job's ``snakemake`` object, each cell with what it printed, displayed (Markdown, the saved PNG byte for
+    byte) and returned (repr and a table's HTML); a failing cell's traceback is in the notebook, the cells
+    after it are not run, and the error names the notebook and the cell.  The process is no IPython session
+    afterwards (privopt.plotting.heading prints outside one)."""
+    import base64
+
+    import nbformat
+    from IPython import get_ipython
+
+    from privopt.pipeline.notebook_html import PREAMBLE_TAG
+
+    def notebook(*sources):
+        path = tmp_path / "nb.py.ipynb"
+        cells = [{"cell_type": "markdown", "id": "m", "metadata": {}, "source": ["x = 'not code'"]}]
+        cells += [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
+                   "source": src.splitlines(keepends=True)} for i, src in enumerate(sources)]
+        path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        return path
+
+    png = tmp_path / "f.png"
+    fig, ax = plt.subplots(figsize=(1, 1))
+    fig.savefig(png)
+    plt.close(fig)
+    job = types.SimpleNamespace(value=21, png=str(png))
+    executed = tmp_path / "logs" / "nb.ipynb"
+    scope = execute_notebook(notebook(
+        "import pandas as pd\nprint('hello')\nsnakemake.value * 2",
+        "from IPython.display import Markdown, display\nfrom privopt import plotting as pp\n"
+        "display(Markdown('# H'))\nshown = pp.show(snakemake.png)\npd.DataFrame({'a': [1]})",
+        "nothing = None\nnothing"), {"snakemake": job, "__name__": "__main__"}, executed)
+    assert scope["shown"] is True and get_ipython() is None
+    nb = nbformat.read(executed, as_version=4)
+    nbformat.validate(nb)
+    preamble, _, first, second, third = nb.cells
+    assert PREAMBLE_TAG in preamble.metadata.tags and preamble.execution_count == 1
+    recreated = {}
+    exec(preamble.source, recreated)  # noqa: S102 - written by the test's own run
+    assert recreated["snakemake"] == job and f"os.chdir({os.getcwd()!r})" in preamble.source
+    assert [(o.output_type, o.get("text")) for o in first.outputs] == [("stream", "hello\n"), ("execute_result", None)]
+    assert first.outputs[1].data["text/plain"] == "42" and first.execution_count == 2
+    kinds = [o.output_type for o in second.outputs]
+    assert kinds == ["display_data", "display_data", "execute_result"], kinds
+    assert second.outputs[0].data["text/markdown"] == "# H"
+    assert base64.b64decode(second.outputs[1].data["image/png"]) == png.read_bytes()
+    assert "<table" in second.outputs[2].data["text/html"]
+    assert third.outputs == [] and third.execution_count == 4
+
+    with pytest.raises(RuntimeError, match=r"nb.py.ipynb \[cell 2\] failed") as failed:
+        execute_notebook(notebook("a = 1", "print('before')\nb = a / 0", "c = 3"), {}, executed)
+    assert isinstance(failed.value.__cause__, ZeroDivisionError) and get_ipython() is None
+    nb = nbformat.read(executed, as_version=4)
+    nbformat.validate(nb)
+    _, first, second, third = nb.cells
+    assert [o.output_type for o in second.outputs] == ["stream", "error"] and second.outputs[1].ename == "ZeroDivisionError"
+    assert any("nb.py.ipynb [cell 2]" in line for line in second.outputs[1].traceback)
+    assert third.outputs == [] and third.execution_count is None
 
 
 def test_every_notebook_reads_the_tables_its_figure_declares():

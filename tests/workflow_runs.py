@@ -216,7 +216,7 @@ def registry_files(work: Path, scale: str = "smoke", checks=None) -> dict[str, l
 
 def snakemake_env() -> dict[str, str]:
     """The environment for a Snakemake run: this interpreter's bin/ first on PATH, so the jobs
-    find its tools (jupyter-nbconvert for the notebooks) even when the venv is not activated."""
+    find its tools (jupyter-nbconvert for the notebook pages) even when the venv is not activated."""
     return {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
 
 

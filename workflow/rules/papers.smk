@@ -4,7 +4,7 @@
 #   <paper>_tables_<exp>      run files -> tables (+ a provenance record) (local)
 #   <paper>_check_<exp>       tables still as recorded (sha256) -> stamp  (local; each reader compares the
 #                             tables with the stamp again, by content: privopt.pipeline.tablecheck)
-#   <paper>_<fig>_plot        tables -> figure, by its notebook          (local)
+#   <paper>_<fig>_plot        tables -> figure, by its notebook (cells run in the job: no kernel) (local)
 #   <paper>_claims            tables -> the paper's claims               (local)
 #   <paper>_audit             black-box privacy audits of its mechanisms (local; if it declares any)
 #   <paper>_<fig>, <paper>    targets                                    (local)
@@ -128,6 +128,8 @@ for _paper in PAPERS.values():
             input:
                 **{name: _paper.table_file(stem, _root) for name, stem in _fig.inputs.items()},
                 checked=checked_inputs(_paper, list(_fig.inputs.values())),
+                # its cells run in the job's process, which writes the executed notebook (no kernel)
+                notebook=figure_notebook(_paper, _fig),
             output:
                 pdf=_paper.figure_files(_fig.id, _root)["pdf"],
                 png=report(
@@ -139,15 +141,13 @@ for _paper in PAPERS.values():
                 **_fig.params(_section),
                 scale=config["scale"],
                 code=notebook_digest(f"{_paper.key}_{_fig.id}"),
-                # the notebook path goes through params: Snakemake evaluates a rule's notebook
-                # path when the job runs, when the loop variables hold the last paper and figure
                 notebook=f"{_paper.key}_{_fig.id}",
             conda:
                 "../envs/privopt.yaml"
             log:
                 notebook=_paper.executed_notebook(_fig.id, _logs),
-            notebook:
-                "../notebooks/{params.notebook}.py.ipynb"
+            script:
+                "../../scripts/plot.py"
 
         rule:
             name:
