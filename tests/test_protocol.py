@@ -437,3 +437,41 @@ def test_a_notebook_s_roots_are_the_privopt_modules_its_code_imports(tmp_path):
     every = {m for path in (SRC.parent / "workflow" / "notebooks").glob("*.ipynb")
              for m in codedigest.notebook_imports(path, SRC)}
     assert "privopt.plotting" in every  # every figure is drawn through the shared style
+
+
+def test_parses_are_kept_between_processes_by_content_and_an_edit_is_never_answered_from_the_cache(
+        library, tmp_path, monkeypatch):
+    """The code digests' parse cache (privopt.codedigest, ~/.cache/privopt): a fresh process answers from it
+    without parsing, with the digest it computed; an edited file (even one edited back to an earlier content
+    in between) gets the digest of its content, never a cached one of another; an unreadable cache is ignored."""
+    import os
+    import subprocess
+    import sys
+
+    roots = ["privopt.experiments.chaturvedi2021.runs"]
+    script = ("import ast, sys; from pathlib import Path; from privopt import codedigest as c\n"
+              "parses = []; real = ast.parse\n"
+              "ast.parse = lambda *a, **k: parses.append(1) or real(*a, **k)\n"
+              f"print(c.code_digest({roots!r}, Path(sys.argv[1])), len(parses))\n")
+
+    def fresh_process():
+        out = subprocess.run([sys.executable, "-c", script, str(library)], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PRIVOPT_CACHE_DIR": str(tmp_path / "cache")})
+        digest, parses = out.stdout.split()
+        return digest, int(parses)
+
+    monkeypatch.setenv("PRIVOPT_CACHE_DIR", str(tmp_path / "in-process"))
+    monkeypatch.setattr(codedigest, "_parse_cache", lambda store=codedigest._ParseCache(): store)
+    expected = codedigest.code_digest(roots, library)
+    first, parsed = fresh_process()
+    assert first == expected and parsed > 10
+    assert fresh_process() == (expected, 0)  # every module from the cache
+    greedy = library / "privopt" / "submodular" / "greedy.py"
+    text = greedy.read_text()
+    greedy.write_text(text + "\n_X = 1\n")
+    edited, parsed = fresh_process()
+    assert edited != expected and parsed == 1
+    greedy.write_text(text)
+    assert fresh_process() == (expected, 0)
+    (tmp_path / "cache" / f"codedigest-py{sys.version_info[0]}.{sys.version_info[1]}.json").write_text("{not json")
+    assert fresh_process()[0] == expected
