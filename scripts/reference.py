@@ -8,8 +8,8 @@ from pathlib import Path
 
 from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
-from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, read_manifest,
-                                        run_seconds, verify_samples, write_reference)
+from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, kept_verify,
+                                        read_manifest, run_seconds, verify_samples, write_reference)
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
@@ -25,8 +25,7 @@ if p.part and not part:
     raise SystemExit(f"reference_{p.paper}: reference_part = {list(p.part)} names no experiment of {p.paper} "
                      f"(its experiments: {', '.join(e.name for e in the_paper.experiments)})")
 # a part keeps the other experiments' samples: they share verify's budget
-kept = ([j for j in read_manifest(p.folder).get("verify", []) if j["experiment"] not in part]
-        if part and Path(p.folder, "manifest.json").is_file() else [])
+kept = kept_verify(the_paper, read_manifest(p.folder), part) if part and Path(p.folder, "manifest.json").is_file() else []
 chosen = choose_verify_jobs(the_paper, p.section, seconds, budget_s=p.budget_s, kept=kept)
 # the rows of jobs sampled on a prefix, until they are copied in (removed at exit, whatever happens)
 prefixes = tempfile.TemporaryDirectory(prefix="prefix-rows.", dir=Path(snakemake.output[0]).parent)

@@ -317,3 +317,19 @@ def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that
                           tmp_path / "work")
     assert found["mismatch"] and "12 of 39 values differ (y 12)" in found["mismatch"], found
     assert prefix_runs.prefix  # the module the references name is the one imported here
+
+
+def test_a_part_keeps_the_verify_samples_of_the_experiments_it_keeps_and_only_those():
+    """The writer of a part (its budget) and the merge (what it copies in) read the kept samples from one
+    helper: those of the old reference's experiments that it holds runs of, but the part's own."""
+    import types
+
+    from privopt.pipeline.reference import kept_experiments, kept_verify
+
+    paper = types.SimpleNamespace(experiments=[types.SimpleNamespace(name=n) for n in ("a", "b", "c", "d")])
+    old = {"runs": {"a": [], "b": [], "c": []},
+           "verify": [{"experiment": "a", "i": 0}, {"experiment": "b", "i": 1}, {"experiment": "a", "i": 2},
+                      {"experiment": "d", "i": 3}, {"experiment": "x", "i": 4}]}
+    assert [e.name for e in kept_experiments(paper, old, ["b"])] == ["a", "c"]
+    assert [j["i"] for j in kept_verify(paper, old, ["b"])] == [0, 2]
+    assert kept_verify(paper, old, ["a", "b", "c"]) == [] and kept_verify(paper, {}, ["b"]) == []

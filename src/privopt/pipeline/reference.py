@@ -57,7 +57,7 @@ __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_
            "reference_tables", "choose_verify_jobs", "VerifyJob", "prefix_rows", "verify_samples", "write_reference",
            "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
-           "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "data_digests",
+           "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "kept_experiments", "kept_verify", "data_digests",
            "experiment_differences", "compact_reference"]
 
 #: the size budget of the reference folders of all papers together (bytes)
@@ -544,6 +544,19 @@ def data_digests(data: Any) -> set[str]:
     return set()
 
 
+def kept_experiments(paper: Paper, old: Mapping[str, Any], part: Sequence[str]) -> list:
+    """The experiments a part of a reference keeps from the reference ``old`` (its manifest) it is merged into:
+    those it holds runs of, but the part's own."""
+    return [e for e in paper.experiments if e.name not in part and e.name in (old.get("runs") or {})]
+
+
+def kept_verify(paper: Paper, old: Mapping[str, Any], part: Sequence[str]) -> list[dict[str, Any]]:
+    """The samples of ``old``'s ``verify`` that a part keeps (those of :func:`kept_experiments`): the writer counts
+    them against verify's budget (:func:`choose_verify_jobs`), the merge (:func:`merge_part`) copies them in."""
+    keep = {e.name for e in kept_experiments(paper, old, part)}
+    return [j for j in old.get("verify", []) if j["experiment"] in keep]
+
+
 def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mapping[str, Any],
                verify_runs: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Path], dict[str, str]]:
     """A reference written in parts: ``manifest`` (of a run of the experiments ``part`` only) merged with the
@@ -569,7 +582,7 @@ def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mappin
         raise ReferenceError(f"{folder}: no reference to add the part {list(part)} to; write the whole reference "
                              f"first (without reference_part)")
     old = check_manifest(folder)
-    kept = [e for e in paper.experiments if e.name not in part and e.name in (old.get("runs") or {})]
+    kept = kept_experiments(paper, old, part)
     for exp in kept:
         try:
             differs = experiment_differences(exp, manifest["config"], old["config"], "reference")
@@ -588,7 +601,7 @@ def merge_part(folder: Path, paper: Paper, part: Sequence[str], manifest: Mappin
     keep = {e.name for e in kept}
     tables = {t.file: folder / "tables" / t.file for e in kept for t in e.table_files
               if (folder / "tables" / t.file).is_file()}
-    old_verify = [j for j in old.get("verify", []) if j["experiment"] in keep]
+    old_verify = kept_verify(paper, old, part)
     runs = dict(verify_runs)
     runs.update({rel[len("runs/"):]: str(folder / rel) for j in old_verify for rel in j["files"].values()})
 
