@@ -189,3 +189,51 @@ def test_an_unreadable_cache_entry_is_removed_recompiled_and_named(tmp_path, suf
     assert f"numba cache: {entries[0]} cannot be read" in stderr and "compiled again" in stderr, stderr[-3000:]
     again, stderr = _call(src)
     assert again["hits"] == 1 and again["misses"] == 0 and "numba cache" not in stderr  # cached anew
+
+
+# Two processes about to compile one signature of one kernel: A holds the signature's compile lock, compiles
+# (numba's own compile, under the lock it holds) one second after B says it calls the kernel, and saves it;
+# B, whose compile waits for the lock, then loads A's kernel from the cache instead of compiling it too.
+_HOLDER = """
+import os, sys, time
+from numba import types
+from numba.core.dispatcher import Dispatcher
+from privopt import numba_cache
+from privopt.fastrng.counter_based import mix64
+args = (types.uint64,)
+with numba_cache._file_lock(numba_cache._compile_lock_path(mix64, args)):
+    print("locked", flush=True)
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.01)
+    time.sleep(1.0)
+    Dispatcher.compile.__wrapped__(mix64, args)  # numba's compile, which saves to the cache
+"""
+_CALLER = """
+import json, pathlib, sys
+import numpy as np
+from privopt import numba_cache
+from privopt.fastrng.counter_based import mix64
+if sys.argv[2] == "unlocked":
+    numba_cache._compile_lock_path = lambda *a: None
+pathlib.Path(sys.argv[1]).touch()
+mix64(np.uint64(5))
+print(json.dumps({"hits": sum(mix64.stats.cache_hits.values()), "misses": sum(mix64.stats.cache_misses.values())}))
+"""
+
+
+@pytest.mark.parametrize("mode", ["locked", "unlocked"])
+def test_a_process_waits_for_another_compiling_the_same_kernel_and_loads_it(tmp_path, mode):
+    """privopt.numba_cache.serialise_compiles: jobs that start together compile each kernel signature once.
+    The planted bug (no lock) compiles twice: B misses the cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    marker = tmp_path / "calling"
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(marker)], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        caller = subprocess.run([sys.executable, "-c", _CALLER, str(marker), mode], env=env, capture_output=True,
+                                text=True, timeout=120, check=True)
+    finally:
+        holder.wait(timeout=120)
+    assert holder.returncode == 0
+    stats = json.loads(caller.stdout.strip().splitlines()[-1])
+    assert stats == ({"hits": 1, "misses": 0} if mode == "locked" else {"hits": 0, "misses": 1}), (mode, stats)

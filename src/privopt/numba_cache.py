@@ -31,19 +31,26 @@ these locators (or at :func:`install` when numba is already imported), :func:`re
 numba's cache files treat such an entry as a miss: the file is removed, a warning naming it is logged
 (``privopt.numba_cache``; a job's log), and the kernel is compiled again and cached anew.  It applies to
 every numba cache of the process: numba has no other way to recover from an unreadable entry.
+
+Jobs that start together (``--cores N``, a cluster's array of one rule) compiled the same kernels each, the
+same 25-70 CPU-s per bandit kernel signature N times over: :func:`serialise_compiles` makes a process about to
+compile a signature of a ``privopt`` kernel wait while another compiles it, and then load it from the cache.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
+import hashlib
 import logging
 import os
 import sys
 from functools import cache
 from pathlib import Path
 
-__all__ = ["install", "closure_stamp", "package_subpath", "recover_bad_entries", "InTreeLocator", "UserProvidedLocator",
-           "LOCATORS"]
+__all__ = ["install", "closure_stamp", "package_subpath", "recover_bad_entries", "serialise_compiles", "InTreeLocator",
+           "UserProvidedLocator", "LOCATORS"]
 
 _log = logging.getLogger(__name__)
 
@@ -145,6 +152,70 @@ def recover_bad_entries() -> None:
     caching.Cache._load_overload = _recovering(caching.Cache._load_overload, _entry_path, lambda: None)
 
 
+@contextlib.contextmanager
+def _file_lock(path: str):
+    """An exclusive ``flock`` on ``path`` (created); released when the block ends, or when the process dies."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _compile_lock_path(dispatcher, args) -> str | None:
+    """The lock file of one signature of a ``privopt`` kernel cached through these locators, beside its index
+    (``<index>.<hash of the argument types>.lock``); None for any other dispatcher."""
+    cache = getattr(dispatcher, "_cache", None)
+    locator = getattr(getattr(cache, "_impl", None), "locator", None)
+    if locator is None or type(locator).__name__ not in ("InTreeLocator", "UserProvidedLocator") \
+            or type(locator).__module__ != __name__:
+        return None
+    files = cache._cache_file
+    key = hashlib.sha256(repr(tuple(args)).encode()).hexdigest()[:16]
+    return os.path.join(files._cache_path, f"{files._index_name}.{key}.lock")
+
+
+def serialise_compiles() -> None:
+    """Make a process that is about to compile a signature of a cached ``privopt`` kernel wait while another
+    process compiles the same one, then load it from the cache instead of compiling it too (numba 0.68's
+    ``Dispatcher.compile`` looks in the cache before compiling); idempotent.
+
+    Jobs of one rule start together (``--cores N``, a cluster's array) and each compiled the same kernels,
+    25-70 CPU-s a signature for the bandit kernels: N times the work, for one result.  The lock is an ``flock``
+    on a file beside the kernel's index, taken inside numba's compiler lock (so threads of one process never
+    wait on each other through it); a callee compiled while its caller compiles takes its own, and kernels
+    call each other without cycles, so two processes cannot wait on each other.  A process that dies releases
+    its lock; a signature already loaded in the process takes none."""
+    from numba.core import dispatcher, sigutils
+    from numba.core.compiler_lock import global_compiler_lock
+
+    cls = dispatcher.Dispatcher
+    if getattr(cls.compile, "privopt_serialised", False):
+        return
+    compile_ = cls.compile
+
+    held: set[str] = set()  # the locks this process holds (a recursive kernel asks for its own again)
+
+    @functools.wraps(compile_)
+    def compile(self, sig):
+        with global_compiler_lock:
+            args, _ = sigutils.normalize_signature(sig)
+            path = None if self.overloads.get(tuple(args)) is not None else _compile_lock_path(self, args)
+            if path is None or path in held:
+                return compile_(self, sig)
+            with _file_lock(path):
+                held.add(path)
+                try:
+                    return compile_(self, sig)
+                finally:
+                    held.discard(path)
+
+    compile.privopt_serialised = True
+    cls.compile = compile
+
+
 def _entry_path(cache, sig, target_context) -> str:
     """The data file of a cache entry that unpickled but could not be rebuilt (incompatible contents)."""
     files = cache._cache_file
@@ -157,6 +228,7 @@ def _class(name: str):
         from numba.core import caching
 
         recover_bad_entries()
+        serialise_compiles()
         base = caching.InTreeCacheLocator if name == "InTreeLocator" else caching.UserProvidedCacheLocator
         cls = _locator(base)
         cls.__name__ = cls.__qualname__ = name
@@ -178,6 +250,7 @@ def install() -> None:
             os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = ",".join((*LOCATORS, *_NUMBA_DEFAULT))
         return
     recover_bad_entries()
+    serialise_compiles()
     if numba_config.CACHE_LOCATOR_CLASSES:  # the locators are named (by us before numba's import, or a user)
         return
     from numba.core import caching
