@@ -237,3 +237,12 @@ def test_a_process_waits_for_another_compiling_the_same_kernel_and_loads_it(tmp_
     assert holder.returncode == 0
     stats = json.loads(caller.stdout.strip().splitlines()[-1])
     assert stats == ({"hits": 1, "misses": 0} if mode == "locked" else {"hits": 0, "misses": 1}), (mode, stats)
+
+
+def test_a_compile_lock_that_cannot_be_made_lets_the_compile_go_on(tmp_path):
+    """A cache folder where no lock file can be made (here: its parent is a file) costs only the wait."""
+    (tmp_path / "file").write_text("")
+    entered = False
+    with numba_cache._file_lock(str(tmp_path / "file" / "kernel.nbi.0123.lock")):
+        entered = True
+    assert entered

@@ -154,9 +154,15 @@ def recover_bad_entries() -> None:
 
 @contextlib.contextmanager
 def _file_lock(path: str):
-    """An exclusive ``flock`` on ``path`` (created); released when the block ends, or when the process dies."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    """An exclusive ``flock`` on ``path`` (created); released when the block ends, or when the process dies.  A
+    lock file that cannot be made (a read-only cache folder) only costs the wait: the block runs unlocked."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        _log.debug("no compile lock at %s (%s): compiling without it", path, exc)
+        yield
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
