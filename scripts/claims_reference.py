@@ -1,8 +1,10 @@
 """Snakemake entry: today's claims code of a paper on its reference tables (checked against the manifest)."""
 
 import json
+from pathlib import Path
 
 from privopt.pipeline.claims import claims_frame
+from privopt.pipeline.pending import pending_status
 from privopt.pipeline.reference import RECOMPUTED, changed_modules, check_manifest, reference_folder, reference_tables
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv, write_json
@@ -25,4 +27,7 @@ write_json({"folder": folder, "label": manifest["label"], "scale": manifest["sca
             "dirty": manifest.get("dirty"), "changes": manifest.get("changes"),
             # a reference written in parts: each part's experiments, date, commit and core-hours
             "parts": manifest.get("parts") or [],
-            RECOMPUTED: manifest.get(RECOMPUTED)}, snakemake.output.about)
+            RECOMPUTED: manifest.get(RECOMPUTED),
+            # parts in progress under reference/pending/ (not read by the claims until they land whole)
+            "pending": [{**s, "label": the_paper.experiment(s["experiment"]).label}
+                        for s in pending_status(Path(folder).parent, p.paper)]}, snakemake.output.about)

@@ -10,6 +10,7 @@ from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
 from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, kept_verify,
                                         read_manifest, run_seconds, verify_samples, write_reference)
+from privopt.pipeline.pending import drop_landed, landing
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file
@@ -58,9 +59,19 @@ manifest = {
     "data": data,
     "verify": verify,
 }
+# the parts in progress under reference/pending/ that this write completes: their jobs' provenance goes into
+# the part's record, and their folders go once it is written
+root = Path(p.folder).parent
+landed = {r["experiment"]: r["code_digest"]["runs"] for r in records}
+# (the namespace of the paper's results, where the run files lie: the output lies in its reference/ folder)
+carried = landing(root, p.paper, landed, p.jobs, str(Path(snakemake.output[0]).parent.parent))
+if carried:
+    manifest["carried"] = carried
 tables = {Path(t).name: t for t in snakemake.input.tables}
 written = write_reference(p.folder, paper=the_paper, tables=tables, verify_runs=verify_runs, manifest=manifest,
                           replace=p.replace, part=part)
+for folder in drop_landed(root, p.paper, sorted(carried)):
+    logging.getLogger("reference").info("%s: landed, removed", folder)
 Path(snakemake.output[0]).write_text(json.dumps({"folder": p.folder, "files": written["files"]}, indent=1) + "\n")
 logging.getLogger("reference").info("%s: %d files, %d bytes, %.2f core-hours; verify: %d jobs", p.paper,
                                     len(written["files"]), written["bytes"], manifest["core_hours"], len(verify))

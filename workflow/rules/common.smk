@@ -30,6 +30,7 @@ from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import data_namespace, settings_key
 from privopt.pipeline.reference import reference_folder as reference_folder_of
+from privopt.pipeline.pending import MANIFEST as PENDING_MANIFEST, pending_folder, select_blocks
 from privopt.pipeline.registry import papers
 from privopt.pipeline.captions import write_captions
 from privopt.pipeline.protocol import CAPTIONS
@@ -495,11 +496,12 @@ def reference_experiments(paper):
     return [e for e in paper.experiments if not part or e.name in part]
 
 
-def reference_jobs(paper):
-    """Every run job of the experiments written with its run files and log (the writer samples a few for verify)."""
+def reference_jobs(paper, experiments=None):
+    """Every run job of the experiments written (or of ``experiments``) with its run files and log (the writer
+    samples a few for verify)."""
     out = []
     root = paper_root(paper)
-    for exp in reference_experiments(paper):
+    for exp in reference_experiments(paper) if experiments is None else experiments:
         keys = exp.point_keys(config[paper.key])
         log = run_log_pattern(paper, exp, keys)
         for job in paper.run_jobs(config[paper.key], exp.name):
@@ -510,6 +512,47 @@ def reference_jobs(paper):
                         "log": log.format(**{k: point_path({k: v}).split("~", 1)[1] for k, v in job.point.items()},
                                           settings=skey, block=job.block)})
     return out
+
+
+# ----------------------------------------------------------------------------- reference parts in progress
+# A part longer than a session lands block by block under reference/pending/ (privopt.pipeline.pending).  Read
+# lazily (input and params functions): reference_blocks names blocks of the paper being targeted only.
+
+
+def pending_jobs(paper):
+    """The run jobs `reference_pending_<paper>` adds: the seed blocks `reference_blocks` (all when empty) of the
+    experiments `reference_part` names (all when empty)."""
+    try:
+        return select_blocks(reference_jobs(paper), config["reference_blocks"])
+    except ValueError as exc:
+        raise ConfigError(f"{paper.key}: {exc} ({config_sources().origin(('reference_blocks',))})") from None
+
+
+def pending_run_files(paper):
+    return [f for job in pending_jobs(paper) for f in job["files"].values()]
+
+
+def run_code(paper, experiments=None):
+    """Per experiment, the digest of the code its runs import (what the tables' provenance records as
+    code_digest.runs)."""
+    return {e.name: digest(e.run) for e in (paper.experiments if experiments is None else experiments)}
+
+
+def pending_experiments(paper):
+    """The experiments of the paper with a part in progress under the reference root."""
+    root = config["reference"]["folder"]
+    return [e for e in paper.experiments if Path(pending_folder(root, paper.key, e.name), PENDING_MANIFEST).is_file()]
+
+
+def pending_manifests(paper):
+    root = config["reference"]["folder"]
+    return [str(Path(pending_folder(root, paper.key, e.name), PENDING_MANIFEST)) for e in pending_experiments(paper)]
+
+
+def pending_instance_inputs(paper):
+    """The instance files the runs of the pending experiments read: built before their run files come back,
+    so that the restored files are newer than their inputs."""
+    return sorted({f for e in pending_experiments(paper) for files in instance_inputs(paper, e).values() for f in files})
 
 
 def reference_code(paper):

@@ -6,6 +6,10 @@
 #   <paper>_<fig>_plot_reference  each figure drawn from the reference tables (its own config; the
 #                              figure's notebook cells run in the job's process, no kernel)      (in `all`)
 #   verify_<paper>, verify     recompute the run jobs the reference sampled, compare value by value (on demand)
+#   reference_pending_<paper>  a part too long for one session, block by block: the run jobs of the seed blocks
+#                              `reference_blocks` of `reference_part` -> reference/pending/<paper>/<exp>/ (on demand)
+#   reference_resume_<paper>   the pending parts' finished run files back into this scale's results, where
+#                              Snakemake takes them as done (only those of today's settings and run code)
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
 # rewrites the committed reference: only `snakemake reference_<paper>` does, and it refuses to replace a
 # larger one unless `--config reference_replace=true`.  Every reader checks the manifest first
@@ -47,6 +51,51 @@ for _paper in PAPERS.values():
         script:
             "../../scripts/reference.py"
 
+    rule:
+        name:
+            f"reference_pending_{_paper.key}"
+        localrule: True
+        input:
+            # the run files of the seed blocks `reference_blocks` of the part's experiments: computed if missing
+            lambda wc, paper=_paper: pending_run_files(paper),
+        output:
+            f"{paper_root(_paper)}/reference/{_paper.key}.pending.json",
+        params:
+            paper=_paper.key,
+            root=config["reference"]["folder"],
+            jobs=lambda wc, paper=_paper: pending_jobs(paper),
+            totals={e.name: sum(1 for _ in _paper.run_jobs(config[_paper.key], e.name)) for e in reference_experiments(_paper)},
+            code=run_code(_paper, reference_experiments(_paper)),
+            modules=reference_code(_paper),
+            scale=config["scale"],
+        conda:
+            "../envs/privopt.yaml"
+        log:
+            f"{paper_logs(_paper)}/reference/{_paper.key}.pending.log",
+        script:
+            "../../scripts/reference_pending.py"
+
+    rule:
+        name:
+            f"reference_resume_{_paper.key}"
+        localrule: True
+        input:
+            manifests=pending_manifests(_paper),
+            instances=pending_instance_inputs(_paper),
+        output:
+            f"{paper_root(_paper)}/reference/{_paper.key}.resumed.json",
+        params:
+            paper=_paper.key,
+            root=config["reference"]["folder"],
+            jobs=reference_jobs(_paper, pending_experiments(_paper)),
+            code=run_code(_paper, pending_experiments(_paper)),
+        conda:
+            "../envs/privopt.yaml"
+        log:
+            f"{paper_logs(_paper)}/reference/{_paper.key}.resume.log",
+        script:
+            "../../scripts/reference_resume.py"
+
     if reference_exists(_paper):
 
         rule:
@@ -57,6 +106,8 @@ for _paper in PAPERS.values():
                 reference_table_files(_paper),
                 # a broken reference (its check fails, naming the file) only after the report of the others
                 [] if reference_healthy(_paper) else rules.report_html.output,
+                # the parts in progress (the report says how far they are)
+                pending_manifests(_paper),
             output:
                 claims=f"{RESULTS}/claims/{_paper.key}.reference.csv",
                 about=f"{RESULTS}/claims/{_paper.key}.reference.json",

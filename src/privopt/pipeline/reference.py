@@ -58,7 +58,7 @@ __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_
            "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "kept_experiments", "kept_verify", "data_digests",
-           "experiment_differences", "compact_reference"]
+           "experiment_differences", "compact_reference", "swap_in"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -519,7 +519,7 @@ def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
 
 #: what a manifest says of the run that wrote it: each part of a reference written in parts keeps these
 PART_FIELDS = ("scale", "commit", "dirty", "changes", RECOMPUTED, "written", "cpu", "core_hours", "run_jobs",
-               "openblas_coretype", "openblas_corename", "packages", "python")
+               "openblas_coretype", "openblas_corename", "packages", "python", "carried")
 
 
 def _part_record(manifest: Mapping[str, Any], experiments: Sequence[str]) -> dict[str, Any]:
@@ -710,9 +710,14 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
 
 
 def _swap_in(stage: Path, folder: Path, manifest: Mapping[str, Any]) -> None:
-    """Write ``manifest`` into the finished ``stage`` and put it in the place of ``folder`` (the old one removed
-    only once the new one is there)."""
-    (stage / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")
+    """Write ``manifest`` into the finished ``stage`` and put it in the place of ``folder``."""
+    swap_in(stage, folder, "manifest.json", manifest)
+
+
+def swap_in(stage: Path, folder: Path, name: str, manifest: Mapping[str, Any]) -> None:
+    """Write ``manifest`` as ``name`` into the finished ``stage`` and put it in the place of ``folder`` (the old
+    one removed only once the new one is there)."""
+    (stage / name).write_text(json.dumps(manifest, indent=1, sort_keys=True, default=str) + "\n")
     os.chmod(stage, 0o755)
     old = folder.with_name(f".{folder.name}.old")
     if old.exists():

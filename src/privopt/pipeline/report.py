@@ -41,7 +41,7 @@ from privopt.io import atomic_path, read_table
 from privopt.pipeline.provenance import config_digest, environment
 
 __all__ = ["render_report", "compute_findings", "reference_findings", "verdict_findings", "flatten_settings",
-           "figure_settings", "summary_rows", "audit_rows", "glance_row", "open_claims", "paper_settings_flags",
+           "figure_settings", "summary_rows", "audit_rows", "glance_row", "pending_text", "open_claims", "paper_settings_flags",
            "settings_note", "figure_scale_label", "same_picture", "same_tables", "attach_reference", "data_description", "embedded_png",
            "fill_caption", "paper_beside_us", "paper_numbers", "PAGES"]
 
@@ -269,7 +269,7 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
     kind = meta.get("kind", "experimental")
     row = {"paper": meta["short"], "key": meta["key"], "anchor": _anchor(meta["key"]), "kind": kind,
            "kind_text": KINDS.get(kind, kind), "this": _counts(claims), "reference": None, "label": "",
-           "core_hours": None, "changed": {}, "changed_all": [], "status": "",
+           "core_hours": None, "changed": {}, "changed_all": [], "status": "", "pending": [],
            "settings": settings_note(flags, meta.get("figures", []), (about or {}).get("scale", "")) if about else "no reference yet"}
     decided = reference if reference is not None else claims
     scale = "at the reference scale" if reference is not None else "at this run's scale (no reference yet)"
@@ -293,8 +293,20 @@ def glance_row(meta: Mapping[str, Any], claims: pd.DataFrame, reference: pd.Data
         changed = about.get("changed_modules", {})
         row.update(label=about.get("label", ""), core_hours=about.get("core_hours"), ref_scale=about.get("scale", ""),
                    changed=changed, changed_all=sorted(set().union(*changed.values())), written=about.get("written", ""),
-                   ref_commit=(about.get("commit") or "")[:12], cpu=about.get("cpu", ""))
+                   ref_commit=(about.get("commit") or "")[:12], cpu=about.get("cpu", ""),
+                   pending=[pending_text(q) for q in about.get("pending") or []])
     return row
+
+
+def pending_text(part: Mapping[str, Any]) -> str:
+    """A part in progress (privopt.pipeline.pending.pending_status, with its experiment's label) in words.
+
+    >>> pending_text({"label": "Fig. 5", "experiment": "exp3", "done": 10, "total": 30, "core_hours": 2.5,
+    ...               "folder": "reference/pending/shariff2018/exp3"})
+    'in progress: Fig. 5 (exp3), 10 of 30 run jobs (2.5 core-hours) in reference/pending/shariff2018/exp3'
+    """
+    return (f"in progress: {part.get('label') or part['experiment']} ({part['experiment']}), {part['done']} of "
+            f"{part.get('total', '?')} run jobs ({part.get('core_hours', 0):g} core-hours) in {part['folder']}")
 
 
 def open_claims(meta: Mapping[str, Any], claims: pd.DataFrame, scale: str) -> list[dict[str, Any]]:

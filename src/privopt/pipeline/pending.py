@@ -1,0 +1,272 @@
+"""A reference part in progress: the finished run jobs of an experiment, carried between sessions and machines.
+
+A part at a paper's full settings can cost more core-hours than one working session has (Shariff & Sheffet's
+Figure 5 at 5·10^7 rounds: 30 run jobs of about a quarter of a core-hour each).  Run jobs are deterministic,
+so the finished ones can be kept and the others computed later, anywhere; this module keeps them::
+
+    reference/pending/<paper>/<experiment>/pending.json       what is there (below), and the sha256 of every file
+    reference/pending/<paper>/<experiment>/runs/<run file>    a finished run job's run files, as the pipeline wrote
+    reference/pending/<paper>/<experiment>/logs/<run log>     them, under their paths relative to the results (logs)
+                                                              namespace of their scale: the settings key is in them
+
+``snakemake reference_pending_<paper> --config "reference_part=[exp]" "reference_blocks=[0-9]"`` computes the
+run jobs of those seed blocks (every block when the list is empty) and adds them (:func:`add_jobs`);
+``snakemake reference_resume_<paper>`` copies them back into the results of the configured scale
+(:func:`restore`), where Snakemake takes them as finished (a file without a metadata record is not rerun), so
+the next ``reference_pending_<paper>`` or the final ``reference_<paper> reference_part=[exp]`` computes only
+the others.  Because Snakemake cannot then tell whether a restored file is current, :func:`restore` does: it
+restores only files whose settings key is today's (it is in their path) and whose run code digest is today's,
+and names the others.  A pending part whose code changed cannot be combined with new jobs (:func:`add_jobs`
+refuses): recompute it, or go back to the commit that computed it.
+
+The claims never read a pending part; the report shows how far it is (:func:`pending_status`).  When the
+part lands whole in the reference (``reference_<paper>`` with the part's experiment), the writer removes its
+pending folder (:func:`landing`, :func:`drop_landed`) and the part's record keeps the jobs' provenance
+(``carried``: each job's commit, CPU, seconds).  Its files count against the reference budget (:data:`privopt.pipeline.reference.MAX_BYTES`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from privopt.pipeline.provenance import file_sha256, first_changed
+from privopt.pipeline.reference import MAX_BYTES, ReferenceError, check_provenance, run_seconds, swap_in
+
+__all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "pending_status",
+           "landing", "drop_landed", "select_blocks"]
+
+#: the folder of the pending parts, under the reference root (beside the papers' reference folders)
+PENDING = "pending"
+#: the manifest of one pending part
+MANIFEST = "pending.json"
+
+
+def pending_folder(reference_root: str | os.PathLike, paper: str, experiment: str) -> Path:
+    return Path(reference_root) / PENDING / paper / experiment
+
+
+def _files_of(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """Every file a pending manifest lists (relative path in the folder → sha256)."""
+    return {rel: sha for job in manifest.get("jobs", {}).values() for rel, sha in job["files"].items()}
+
+
+def read_pending(folder: str | os.PathLike) -> dict[str, Any] | None:
+    """The manifest of the pending part in ``folder`` after checking it (every listed file there with its
+    sha256, no file it does not list, each job's provenance recorded), or None when there is none.  Raises
+    :class:`~privopt.pipeline.reference.ReferenceError` naming the first file that differs."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.is_file():
+        if folder.is_dir() and any(p.is_file() for p in folder.rglob("*")):
+            raise ReferenceError(f"{folder}: holds files but no {MANIFEST} (restore it with `git checkout -- "
+                                 f"{folder}`, or remove the folder)")
+        return None
+    try:
+        manifest = json.loads(path.read_text())
+    except ValueError as exc:
+        raise ReferenceError(f"{path}: not a JSON manifest ({exc})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("jobs"), dict):
+        raise ReferenceError(f"{path}: not a pending part's manifest (no `jobs` object)")
+    for name, job in manifest["jobs"].items():
+        check_provenance({"modules": manifest.get("modules"), **job}, f"{path}, the job {name}")
+    listed = _files_of(manifest)
+    changed = first_changed(listed, folder)
+    if changed:
+        rel, got = changed
+        what = "missing" if got is None else f"sha256 {got[:16]}… differs from the {listed[rel][:16]}… recorded"
+        raise ReferenceError(f"{folder / rel}: listed in {path} but {what} (restore it with `git checkout -- "
+                             f"{folder}`)")
+    extra = sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                   if p.is_file() and p.name != MANIFEST and str(p.relative_to(folder)) not in listed)
+    if extra:
+        raise ReferenceError(f"{folder}: files not in its {MANIFEST}: {', '.join(extra)}")
+    return manifest
+
+
+def select_blocks(jobs: Sequence[Mapping[str, Any]], blocks: Sequence[str]) -> list[Mapping[str, Any]]:
+    """The jobs of the seed blocks ``blocks`` ("a-b", as in the run files' ``seeds~a-b``; all when empty).
+    Raises ValueError naming a block no job has."""
+    if not blocks:
+        return list(jobs)
+    known = {j["block"] for j in jobs}
+    unknown = [b for b in blocks if b not in known]
+    if unknown:
+        raise ValueError(f"reference_blocks = {list(blocks)}: no run job has the seed block(s) "
+                         f"{', '.join(map(str, unknown))} (the blocks of this config: {', '.join(sorted(known))})")
+    return [j for j in jobs if j["block"] in blocks]
+
+
+def _job_name(job: Mapping[str, Any], results_root: str) -> str:
+    """A job's name in the manifest: the path of its first run file relative to the results root."""
+    return os.path.relpath(sorted(job["files"].values())[0], results_root)
+
+
+def add_jobs(folder: str | os.PathLike, *, paper: str, experiment: str, jobs: Sequence[Mapping[str, Any]],
+             results_root: str, logs_root: str, code: str, modules: Mapping[str, str], scale: str,
+             total_jobs: int, provenance: Mapping[str, Any]) -> dict[str, Any]:
+    """Add the finished run ``jobs`` of ``experiment`` (each ``{"point", "block", "files": {output: path},
+    "log": path}``; the files under ``results_root``, the log under ``logs_root``) to the pending part in
+    ``folder``, with ``provenance`` (commit, dirty and changes, CPU, …) and the seconds its log records.
+
+    Refused when the part there was computed with other run code (``code``, the digest of the modules the
+    runs import) or holds a job of the same name with other files; the folder is rebuilt beside the old one and
+    swapped in, so a failure leaves it whole.  Returns the new manifest."""
+    folder = Path(folder)
+    # outside a git checkout, the digests of the modules the runs import are the record
+    check_provenance({"modules": modules, **provenance}, f"the run jobs of {paper} {experiment}")
+    old = read_pending(folder) or {}
+    if old and old.get("code") != code:
+        raise ReferenceError(
+            f"{folder}: its {len(old['jobs'])} job(s) were computed with run code {old.get('code')} (modules "
+            f"{_changed(old.get('modules') or {}, modules)} differ), today's is {code}: the two cannot make one "
+            f"part. Go back to the commit that computed them (their `commit` in {folder / MANIFEST}), or remove "
+            f"the folder and compute every job with today's code")
+    if old and old.get("experiment") != experiment:
+        raise ReferenceError(f"{folder}: holds the experiment {old.get('experiment')!r}, not {experiment!r}")
+    written = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    stage = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=_ensure(folder.parent)))
+    try:
+        if folder.is_dir():
+            shutil.copytree(folder, stage, dirs_exist_ok=True)
+            (stage / MANIFEST).unlink(missing_ok=True)
+        entries = dict(old.get("jobs", {}))
+        for job in jobs:
+            name = _job_name(job, results_root)
+            files = {}
+            for path in sorted(job["files"].values()):
+                rel = f"runs/{os.path.relpath(path, results_root)}"
+                files[rel] = _copy(path, stage / rel)
+            log_rel = f"logs/{os.path.relpath(job['log'], logs_root)}"
+            files[log_rel] = _copy(job["log"], stage / log_rel)
+            if name in entries and {k: v for k, v in entries[name]["files"].items() if k.startswith("runs/")} != \
+                    {k: v for k, v in files.items() if k.startswith("runs/")}:
+                raise ReferenceError(f"{folder}: holds the job {name} with other run files than this one's "
+                                     f"(same settings key and code, different rows: not deterministic?)")
+            entries[name] = {"point": job["point"], "block": job["block"], "files": files,
+                             "seconds": round(run_seconds([job["log"]]), 2), "scale": scale, "written": written,
+                             **provenance}
+        manifest = {"paper": paper, "experiment": experiment, "code": code, "modules": dict(modules),
+                    "total_jobs": total_jobs, "jobs": dict(sorted(entries.items())),
+                    "core_hours": round(sum(e.get("seconds") or 0 for e in entries.values()) / 3600, 3)}
+        _check_budget(folder, stage)
+        swap_in(stage, folder, MANIFEST, manifest)
+        return manifest
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage)
+
+
+def restore(folder: str | os.PathLike, *, jobs: Sequence[Mapping[str, Any]], results_root: str, logs_root: str,
+            code: str) -> dict[str, list[str]]:
+    """Copy the pending part's run files and logs of the current ``jobs`` (as for :func:`add_jobs`; their paths
+    carry today's settings keys) to where the pipeline writes them, so that Snakemake takes them as finished.
+
+    Returns ``{"restored": [...], "present": [...], "other_settings": [...], "stale": [...]}`` (job names):
+    a job whose run files are already there is left alone; a pending job that is none of ``jobs`` (another
+    config) is not restored; with another run code digest than ``code`` nothing is (stale).  Files are checked
+    against their sha256 first (:func:`read_pending`)."""
+    folder = Path(folder)
+    out: dict[str, list[str]] = {"restored": [], "present": [], "other_settings": [], "stale": []}
+    manifest = read_pending(folder)
+    if manifest is None:
+        return out
+    if manifest.get("code") != code:
+        out["stale"] = sorted(manifest["jobs"])
+        return out
+    current = {_job_name(j, results_root): j for j in jobs}
+    for name, entry in sorted(manifest["jobs"].items()):
+        job = current.get(name)
+        if job is None:
+            out["other_settings"].append(name)
+            continue
+        targets = {f"runs/{os.path.relpath(p, results_root)}": Path(p) for p in job["files"].values()}
+        targets[f"logs/{os.path.relpath(job['log'], logs_root)}"] = Path(job["log"])
+        if set(targets) != set(entry["files"]):
+            out["other_settings"].append(name)
+            continue
+        if all(Path(p).is_file() for p in job["files"].values()):
+            out["present"].append(name)
+            continue
+        for rel, dest in sorted(targets.items(), key=lambda kv: kv[0].startswith("runs/")):  # logs first
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            tmp = dest.with_name(f".{dest.name}.restoring")
+            shutil.copyfile(folder / rel, tmp)  # a fresh mtime: newer than the job's inputs
+            os.replace(tmp, dest)
+        out["restored"].append(name)
+    return out
+
+
+def pending_status(reference_root: str | os.PathLike, paper: str) -> list[dict[str, Any]]:
+    """Per pending part of ``paper``: experiment, jobs done, jobs in all, core-hours spent, run code digest."""
+    base = Path(reference_root) / PENDING / paper
+    status = []
+    for folder in sorted(p for p in base.glob("*") if p.is_dir() and not p.name.startswith(".")):
+        manifest = read_pending(folder)
+        if manifest:
+            status.append({"experiment": manifest["experiment"], "done": len(manifest["jobs"]),
+                           "total": manifest.get("total_jobs"), "core_hours": manifest.get("core_hours"),
+                           "code": manifest.get("code"), "folder": str(folder)})
+    return status
+
+
+def landing(reference_root: str | os.PathLike, paper: str, landed: Mapping[str, str],
+            jobs: Sequence[Mapping[str, Any]], results_root: str) -> dict[str, dict[str, Any]]:
+    """The pending parts of ``paper`` that a reference write of the experiments ``landed`` (experiment → run code
+    digest) with the run ``jobs`` completes: same run code, and every pending job among ``jobs`` (a pending part
+    of other code or other settings is not landing, and stays).  Per experiment, its jobs' records without the
+    files (the landed part's provenance: each job's commit, CPU, seconds)."""
+    names = {_job_name(j, results_root) for j in jobs}
+    out = {}
+    for exp, code in landed.items():
+        manifest = read_pending(pending_folder(reference_root, paper, exp))
+        if manifest and manifest.get("code") == code and set(manifest["jobs"]) <= names:
+            out[exp] = {n: {k: v for k, v in j.items() if k != "files"} for n, j in manifest["jobs"].items()}
+    return out
+
+
+def drop_landed(reference_root: str | os.PathLike, paper: str, experiments: Sequence[str]) -> list[str]:
+    """Remove the pending parts of ``paper``'s ``experiments`` (those :func:`landing` found, once the reference
+    holding them is written) and the folders left empty; the folders removed."""
+    removed = []
+    for exp in experiments:
+        folder = pending_folder(reference_root, paper, exp)
+        if folder.is_dir():
+            shutil.rmtree(folder)
+            removed.append(str(folder))
+        for empty in (folder.parent, folder.parent.parent):
+            if empty.is_dir() and not any(empty.iterdir()):
+                empty.rmdir()
+    return removed
+
+
+def _ensure(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _copy(src: str | os.PathLike, dest: Path) -> str:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    return file_sha256(dest)
+
+
+def _changed(old: Mapping[str, str], new: Mapping[str, str]) -> str:
+    names = sorted(m for m in set(old) | set(new) if old.get(m) != new.get(m))
+    return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "") if names else "(none listed)"
+
+
+def _check_budget(folder: Path, stage: Path) -> None:
+    """The reference root (two levels above a pending part) within :data:`MAX_BYTES`, the old folder replaced
+    by the stage."""
+    root = folder.parent.parent.parent
+    total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and folder not in p.parents)
+    if total > MAX_BYTES:
+        raise ReferenceError(f"{folder}: with it the reference folders hold {total:,} bytes, over the budget of "
+                             f"{MAX_BYTES:,} bytes")
