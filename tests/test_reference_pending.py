@@ -193,8 +193,8 @@ def test_a_part_lands_block_by_block_across_fresh_checkouts(tmp_path):
         shutil.rmtree(work / name)
     snakemake(work, "--cores", "2", "reference_resume_toy", *args)
     assert {p.relative_to(work): p.read_bytes() for p in (work / "results").rglob("seeds~0-19.parquet")} == kept
-    assert planned_jobs(snakemake(work, "-n", "reference_toy", *args)).get("toy_runs_laplace") == 3
-    assert "toy_runs_data" not in planned_jobs(snakemake(work, "-n", "reference_toy", *args))
+    planned = planned_jobs(snakemake(work, "-n", "reference_toy", *args))
+    assert planned.get("toy_runs_laplace") == 3 and "toy_runs_data" not in planned
     snakemake(work, "--cores", "2", "reference_toy", *args)
     manifest = json.loads((work / "reference/toy/manifest.json").read_text())
     assert {e: len(j) for e, j in manifest["carried"].items()} == {"data": 1, "laplace": 3}
@@ -212,3 +212,67 @@ def test_the_report_says_how_far_a_part_in_progress_is():
     row = glance_row(meta, claims, claims, about)
     assert row["pending"] == ["in progress: Fig. 5 (exp3), 10 of 30 run jobs (2.5 core-hours) in f/exp3"]
     assert glance_row(meta, claims, None, None)["pending"] == []
+
+
+def _prefix_paper(prefix_run: str = "prefix_runs:prefix"):
+    """One experiment whose jobs (2 seeds of 10^4 rounds) declare a prefix (tests/prefix_runs.py)."""
+    from privopt.pipeline.protocol import Claims, Experiment, Paper, Prefix
+
+    exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in (1, 2)],
+                     settings=lambda s, p: {"n": s["n"], "n_rounds": s["n_rounds"], "every": s["every"]},
+                     seeds=lambda s: (4, 2), run="prefix_runs:run", tables="m:f", table_files=(),
+                     prefix=Prefix(run=prefix_run, horizon=lambda s: s["n_rounds"], step=lambda s: s["every"],
+                                   totals=("count",)))
+    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
+                 claims=Claims(evaluate="m:f", inputs=()))
+
+
+def _prefix_jobs(work: Path, paper) -> list[dict]:
+    """Every run job of the prefix paper, computed and written with a log of 100 s each."""
+    from privopt.io import write_table
+
+    section = {"n": 10_000, "n_rounds": 10_000, "every": 500}
+    jobs = []
+    for job in paper.run_jobs(section):
+        exp = paper.experiment(job.experiment)
+        settings = exp.settings(section, job.point)
+        rel = f"p/runs/e/x~{job.point['x']}/settings~abc123abc123/seeds~{job.block}"
+        run, log = work / RESULTS / f"{rel}.parquet", work / LOGS / f"{rel}.log"
+        run.parent.mkdir(parents=True, exist_ok=True)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        write_table(exp.execute(job.point, settings, job.seeds, {})["runs"], run)
+        log.write_text("p e: 21 rows in 100.00 s\n")
+        jobs.append({"experiment": "e", "point": job.point, "block": job.block, "seeds": list(job.seeds),
+                     "settings": settings, "files": {"runs": str(run)}, "log": str(log)})
+    return jobs
+
+
+def test_a_part_is_carried_over_to_new_run_code_only_when_a_prefix_of_every_job_is_bit_identical(work):
+    """After a change of the library that leaves the rows as they are, each pending job's first seed is recomputed
+    on a prefix (an equal share of 30 s at 100 s per 2 seeds × 10^4 rounds: 1,000 rounds) and compared; only then
+    does the part take today's code (and restore under it).  A prefix that takes its own horizon for the
+    constants (the planted bug of verify's test) differs, and the part keeps its code."""
+    from privopt.pipeline.pending import attest
+
+    jobs = _prefix_jobs(work, _prefix_paper())
+    _add(jobs, total=4)
+    folder = pending_folder("reference", "p", "e")
+    before = (folder / MANIFEST).read_bytes()
+    with pytest.raises(ReferenceError, match=r"seed \d, rounds ≤ 1,000 of 10,000, recomputed with today's run code "
+                                             r"code2: .*values differ"):
+        attest(folder, paper=_prefix_paper("prefix_runs:prefix_with_the_prefix_constants"), code="code2",
+               modules={"m": "code2"}, budget_s=30, provenance=CLEAN, scratch=work / "scratch")
+    assert (folder / MANIFEST).read_bytes() == before
+    manifest = attest(folder, paper=_prefix_paper(), code="code2", modules={"m": "code2"}, budget_s=30,
+                      provenance=CLEAN, scratch=work / "scratch")
+    [record] = manifest["attested"]
+    assert (record["from"], record["to"], record["modules_changed"]) == ("code1", "code2", ["m"])
+    assert {(j["rounds"], j["horizon"], j["values"]) for j in record["jobs"].values()} == {(1000, 10_000, 3 * 3)}
+    assert len(record["jobs"]) == 4 and read_pending(folder)["code"] == "code2"
+    for job in jobs:
+        Path(job["files"]["runs"]).unlink()
+    out = restore(folder, jobs=[_rel(j) for j in jobs], results_root=RESULTS, logs_root=LOGS, code="code2")
+    assert len(out["restored"]) == 4
+    # today's code already: nothing recomputed, nothing recorded
+    assert attest(folder, paper=_prefix_paper(), code="code2", modules={"m": "code2"}, budget_s=30,
+                  provenance=CLEAN, scratch=work / "scratch") == read_pending(folder)

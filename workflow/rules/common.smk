@@ -522,10 +522,13 @@ def reference_jobs(paper, experiments=None):
 def pending_jobs(paper):
     """The run jobs `reference_pending_<paper>` adds: the seed blocks `reference_blocks` (all when empty) of the
     experiments `reference_part` names (all when empty)."""
+    section = config[paper.key]
     try:
-        return select_blocks(reference_jobs(paper), config["reference_blocks"])
+        jobs = select_blocks(reference_jobs(paper), config["reference_blocks"])
     except ValueError as exc:
         raise ConfigError(f"{paper.key}: {exc} ({config_sources().origin(('reference_blocks',))})") from None
+    # what each run read: a part whose code changed is attested on a prefix of its jobs (reference_attest_<paper>)
+    return [{**j, "settings": paper.experiment(j["experiment"]).settings(section, j["point"])} for j in jobs]
 
 
 def pending_run_files(paper):

@@ -10,6 +10,8 @@
 #                              `reference_blocks` of `reference_part` -> reference/pending/<paper>/<exp>/ (on demand)
 #   reference_resume_<paper>   the pending parts' finished run files back into this scale's results, where
 #                              Snakemake takes them as done (only those of today's settings and run code)
+#   reference_attest_<paper>   a pending part carried over to today's run code after a change that keeps its rows:
+#                              a prefix of every pending job recomputed and compared bit for bit (on demand)
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
 # rewrites the committed reference: only `snakemake reference_<paper>` does, and it refuses to replace a
 # larger one unless `--config reference_replace=true`.  Every reader checks the manifest first
@@ -95,6 +97,27 @@ for _paper in PAPERS.values():
             f"{paper_logs(_paper)}/reference/{_paper.key}.resume.log",
         script:
             "../../scripts/reference_resume.py"
+
+    rule:
+        name:
+            f"reference_attest_{_paper.key}"
+        localrule: True
+        input:
+            pending_manifests(_paper),
+        output:
+            f"{paper_root(_paper)}/reference/{_paper.key}.attested.json",
+        params:
+            paper=_paper.key,
+            root=config["reference"]["folder"],
+            code=run_code(_paper, pending_experiments(_paper)),
+            modules=reference_code(_paper),
+            budget_s=config["reference"]["verify_seconds"],
+        conda:
+            "../envs/privopt.yaml"
+        log:
+            f"{paper_logs(_paper)}/reference/{_paper.key}.attest.log",
+        script:
+            "../../scripts/reference_attest.py"
 
     if reference_exists(_paper):
 

@@ -39,7 +39,7 @@ from typing import Any
 from privopt.pipeline.provenance import file_sha256, first_changed
 from privopt.pipeline.reference import MAX_BYTES, ReferenceError, check_provenance, run_seconds, swap_in
 
-__all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "pending_status",
+__all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
            "landing", "drop_landed", "select_blocks"]
 
 #: the folder of the pending parts, under the reference root (beside the papers' reference folders)
@@ -139,17 +139,19 @@ def add_jobs(folder: str | os.PathLike, *, paper: str, experiment: str, jobs: Se
         entries = dict(old.get("jobs", {}))
         for job in jobs:
             name = _job_name(job, results_root)
-            files = {}
-            for path in sorted(job["files"].values()):
+            files, outputs = {}, {}
+            for output, path in sorted(job["files"].items()):
                 rel = f"runs/{os.path.relpath(path, results_root)}"
-                files[rel] = _copy(path, stage / rel)
+                files[rel], outputs[output] = _copy(path, stage / rel), rel
             log_rel = f"logs/{os.path.relpath(job['log'], logs_root)}"
             files[log_rel] = _copy(job["log"], stage / log_rel)
             if name in entries and {k: v for k, v in entries[name]["files"].items() if k.startswith("runs/")} != \
                     {k: v for k, v in files.items() if k.startswith("runs/")}:
                 raise ReferenceError(f"{folder}: holds the job {name} with other run files than this one's "
                                      f"(same settings key and code, different rows: not deterministic?)")
-            entries[name] = {"point": job["point"], "block": job["block"], "files": files,
+            entries[name] = {"point": job["point"], "block": job["block"], "seeds": list(job.get("seeds", [])),
+                             # what the run read (for :func:`attest`, which recomputes a prefix of it)
+                             "settings": job.get("settings"), "files": files, "outputs": outputs,
                              "seconds": round(run_seconds([job["log"]]), 2), "scale": scale, "written": written,
                              **provenance}
         manifest = {"paper": paper, "experiment": experiment, "code": code, "modules": dict(modules),
@@ -201,6 +203,73 @@ def restore(folder: str | os.PathLike, *, jobs: Sequence[Mapping[str, Any]], res
             os.replace(tmp, dest)
         out["restored"].append(name)
     return out
+
+
+def attest(folder: str | os.PathLike, *, paper: Any, code: str, modules: Mapping[str, str], budget_s: float,
+           provenance: Mapping[str, Any], scratch: str | os.PathLike) -> dict[str, Any]:
+    """Carry the pending part in ``folder`` over to today's run code ``code`` after a change of the library that
+    should leave its rows as they are (a refactoring, a faster kernel): each pending job's first seed is recomputed
+    with today's code on a prefix of its horizon (the experiment's :class:`~privopt.pipeline.protocol.Prefix`,
+    as ``verify`` does: the rounds an equal share of ``budget_s`` buys at the job's measured time per seed and
+    round, a leading-digit multiple of the prefix's step), and compared value by value with the stored rows.
+
+    Only if every job is bit-identical is the part's ``code`` (and ``modules``) set to today's, with the record in
+    ``attested`` (the two digests, the modules that changed, per job the seed and rounds compared, the checkout's
+    ``provenance``); otherwise :class:`~privopt.pipeline.reference.ReferenceError` names the first job that differs
+    and the part is left as it was.  ``paper``: the :class:`~privopt.pipeline.protocol.Paper`.  Returns the
+    manifest (as it was when its code is today's already)."""
+    from privopt.io import read_table, write_table
+    from privopt.pipeline.reference import diff_rows, leading_digit_floor, prefix_rows
+
+    folder = Path(folder)
+    manifest = read_pending(folder)
+    if manifest is None:
+        raise ReferenceError(f"{folder}: no pending part to attest")
+    if manifest.get("code") == code:
+        return manifest
+    check_provenance({"modules": modules, **provenance}, f"the attestation of {folder}")
+    exp = paper.experiment(manifest["experiment"])
+    if exp.prefix is None or exp.instances:
+        raise ReferenceError(f"{folder}: {paper.key} {exp.name} "
+                             + ("declares no prefix" if exp.prefix is None else "reads instances")
+                             + ": its pending jobs cannot be attested on a prefix; recompute them with today's code")
+    share = budget_s / max(len(manifest["jobs"]), 1)
+    checked = {}
+    for name, entry in sorted(manifest["jobs"].items()):
+        settings, seeds = entry.get("settings"), entry.get("seeds") or []
+        if settings is None or not seeds:
+            raise ReferenceError(f"{folder}: the job {name} does not record its settings and seeds; recompute it")
+        horizon, step = int(exp.prefix.horizon(settings)), int(exp.prefix.step(settings))
+        per_round = max(float(entry.get("seconds") or 0), 1e-9) / len(seeds) / horizon
+        rounds = max(min(leading_digit_floor(share / per_round, step), horizon), step)
+        frames = exp.execute_prefix(entry["point"], settings, seeds[:1], {}, rounds)
+        values = 0
+        for output, rel in sorted(entry["outputs"].items()):
+            stored = Path(scratch) / rel
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            write_table(frames[output], stored)  # through the run files' writer: values compare as stored
+            expected = prefix_rows(read_table(folder / rel), exp.prefix, seeds[:1], rounds)
+            drop = list(exp.prefix.totals)
+            diff = diff_rows(read_table(stored).drop(columns=drop, errors="ignore"),
+                             expected.drop(columns=drop, errors="ignore"))
+            if diff.differing or not len(expected):
+                raise ReferenceError(
+                    f"{folder}: the job {name}, seed {seeds[0]}, rounds ≤ {rounds:,} of {horizon:,}, recomputed with "
+                    f"today's run code {code}: {diff.describe() if len(expected) else 'no stored rows'}; the part "
+                    f"stays with its code {manifest.get('code')} (go back to its commit, or recompute it)")
+            values += diff.values
+        checked[name] = {"seed": seeds[0], "rounds": rounds, "horizon": horizon, "values": values}
+    record = {"from": manifest.get("code"), "to": code,
+              "modules_changed": sorted(m for m in set(manifest.get("modules") or {}) | set(modules)
+                                        if (manifest.get("modules") or {}).get(m) != modules.get(m)),
+              "jobs": checked, "written": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+              **provenance}
+    new = {**manifest, "code": code, "modules": dict(modules),
+           "attested": [*(manifest.get("attested") or []), record]}
+    tmp = folder / f".{MANIFEST}.new"
+    tmp.write_text(json.dumps(new, indent=1, sort_keys=True, default=str) + "\n")
+    os.replace(tmp, folder / MANIFEST)
+    return new
 
 
 def pending_status(reference_root: str | os.PathLike, paper: str) -> list[dict[str, Any]]:

@@ -58,7 +58,7 @@ __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_
            "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "kept_experiments", "kept_verify", "data_digests",
-           "experiment_differences", "compact_reference", "swap_in"]
+           "experiment_differences", "compact_reference", "swap_in", "leading_digit_floor"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -206,12 +206,12 @@ class VerifyJob:
     seconds: float = 0.0
 
 
-def _leading_digit_floor(x: float, step: int) -> int:
+def leading_digit_floor(x: float, step: int) -> int:
     """The largest multiple of ``step`` of the form m·10^k (m = 1…9) or, where none is, of ``step`` alone, ≤ ``x``.
 
-    >>> _leading_digit_floor(3.3e6, 5000), _leading_digit_floor(7_654_321, 1), _leading_digit_floor(12_000, 5000)
+    >>> leading_digit_floor(3.3e6, 5000), leading_digit_floor(7_654_321, 1), leading_digit_floor(12_000, 5000)
     (3000000, 7000000, 10000)
-    >>> _leading_digit_floor(4999, 5000)
+    >>> leading_digit_floor(4999, 5000)
     0
     """
     whole = int(x // step) * step
@@ -263,7 +263,7 @@ def choose_verify_jobs(paper: Paper, section: Mapping[str, Any], seconds: Mappin
         per_round = seconds[key] / len(job.seeds) / horizon
         share = left / len(sharing)
         sharing.remove(exp)
-        rounds = min(_leading_digit_floor(share / per_round, step), horizon)
+        rounds = min(leading_digit_floor(share / per_round, step), horizon)
         if rounds <= 0:
             continue
         cost = per_round * rounds

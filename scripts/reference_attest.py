@@ -1,0 +1,36 @@
+"""Snakemake entry: carry the pending reference parts over to today's run code, each job's prefix recomputed
+and compared bit for bit first (privopt.pipeline.pending.attest)."""
+
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from privopt.io import log_to_file
+from privopt.pipeline.blas import openblas_corename
+from privopt.pipeline.pending import attest, pending_folder
+from privopt.pipeline.provenance import git_changes, git_state
+from privopt.pipeline.reference import cpu_model
+from privopt.pipeline.registry import paper
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+state = git_state(exclude=("reference",))
+provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+              "openblas_corename": openblas_corename()}
+if state["dirty"]:
+    provenance["changes"] = git_changes(exclude=("reference",))
+the_paper = paper(p.paper)
+done = {}
+for exp, code in sorted(p.code.items()):
+    folder = pending_folder(p.root, p.paper, exp)
+    with tempfile.TemporaryDirectory(prefix="attest.", dir=Path(snakemake.output[0]).parent) as scratch:
+        manifest = attest(folder, paper=the_paper, code=code, modules=p.modules[exp], budget_s=p.budget_s,
+                          provenance=provenance, scratch=scratch)
+    last = (manifest.get("attested") or [{}])[-1]
+    done[exp] = {"code": manifest["code"], "attested": last if last.get("to") == code else None}
+    logging.getLogger("reference").info("%s %s: pending part at run code %s (%s)", p.paper, exp, code,
+                                        f"{len(last['jobs'])} jobs attested bit-identical on prefixes"
+                                        if last.get("to") == code else "already today's")
+Path(snakemake.output[0]).write_text(json.dumps(done, indent=1, default=str) + "\n")
