@@ -5,9 +5,10 @@ Figure 5 at 5·10^7 rounds: 30 run jobs of about a quarter of a core-hour each).
 so the finished ones can be kept and the others computed later, anywhere; this module keeps them::
 
     reference/pending/<paper>/<experiment>/pending.json       what is there (below), and the sha256 of every file
-    reference/pending/<paper>/<experiment>/runs/<run file>    a finished run job's run files, as the pipeline wrote
-    reference/pending/<paper>/<experiment>/logs/<run log>     them, under their paths relative to the results (logs)
-                                                              namespace of their scale: the settings key is in them
+    reference/pending/<paper>/<experiment>/runs/<run file>    a finished run job's run files (parquet in the compact
+    reference/pending/<paper>/<experiment>/logs/<run log>     encoding: the same values) and logs, under their paths
+                                                              relative to the results (logs) namespace of their
+                                                              scale: the settings key is in them
 
 ``snakemake reference_pending_<paper> --config "reference_part=[exp]" "reference_blocks=[0-9]"`` computes the
 run jobs of those seed blocks (every block when the list is empty) and adds them (:func:`add_jobs`);
@@ -37,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from privopt.pipeline.provenance import file_sha256, first_changed
-from privopt.pipeline.reference import MAX_BYTES, ReferenceError, check_provenance, run_seconds, swap_in
+from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_provenance, run_seconds, store_file,
+                                        swap_in)
 
 __all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
            "landing", "drop_landed", "select_blocks"]
@@ -321,8 +323,10 @@ def _ensure(path: Path) -> Path:
 
 
 def _copy(src: str | os.PathLike, dest: Path) -> str:
+    """Store ``src`` as ``dest`` (a parquet file in the reference's compact encoding: the same schema and values in
+    fewer bytes, checked by reading it back); its sha256."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dest)
+    store_file(src, dest)
     return file_sha256(dest)
 
 

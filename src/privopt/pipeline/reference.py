@@ -58,7 +58,7 @@ __all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_
            "thin_rows", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "kept_experiments", "kept_verify", "data_digests",
-           "experiment_differences", "compact_reference", "swap_in", "leading_digit_floor"]
+           "experiment_differences", "compact_reference", "swap_in", "leading_digit_floor", "store_file"]
 
 #: the size budget of the reference folders of all papers together (bytes)
 MAX_BYTES = 10_000_000
@@ -490,7 +490,7 @@ def thin_rows(frame: pd.DataFrame, thin: int, along: str) -> pd.DataFrame:
     return frame[frame[along].isin(keep)].reset_index(drop=True)
 
 
-def _store(src: str | os.PathLike, dest: Path) -> None:
+def store_file(src: str | os.PathLike, dest: Path) -> None:
     """Copy a file into the reference: a parquet file re-encoded compactly (:func:`privopt.io.compact_parquet`,
     the same values in fewer bytes; an already compact file comes out byte for byte the same), others as
     they are."""
@@ -505,14 +505,14 @@ def _store(src: str | os.PathLike, dest: Path) -> None:
 def _copy_table(src: str | os.PathLike, dest: Path, table: Any | None) -> None:
     """Copy a table into the reference, thinned as its :class:`~privopt.pipeline.protocol.Table` says."""
     if table is None or (table.thin <= 1 and table.max_points is None):
-        _store(src, dest)
+        store_file(src, dest)
         return
     from privopt.io import read_table, write_table
 
     frame = read_table(src)
     thin = table.thin_for(frame[table.along].nunique()) if table.along in frame else 1
     if thin <= 1:
-        _store(src, dest)
+        store_file(src, dest)
         return
     write_table(thin_rows(frame, thin, table.along), dest, table.float_format, compact=True)
 
@@ -685,12 +685,12 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
         for name, src in kept.items():  # a kept experiment's tables, already thinned
             dest = stage / "tables" / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            _store(src, dest)
+            store_file(src, dest)
             files[f"tables/{name}"] = file_sha256(dest)
         for rel, src in verify_runs.items():
             dest = stage / "runs" / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            _store(src, dest)
+            store_file(src, dest)
             files[f"runs/{rel}"] = file_sha256(dest)
         size = sum(p.stat().st_size for p in stage.rglob("*") if p.is_file())
         others = sum(p.stat().st_size for p in folder.parent.rglob("*") if p.is_file()
@@ -730,7 +730,7 @@ def swap_in(stage: Path, folder: Path, name: str, manifest: Mapping[str, Any]) -
 
 
 def compact_reference(folder: str | os.PathLike) -> tuple[int, int]:
-    """Re-encode a written reference's parquet files compactly (:func:`_store`; the values read back
+    """Re-encode a written reference's parquet files compactly (:func:`store_file`; the values read back
     unchanged, checked file by file) and record their new sha256 and the folder's size in its manifest,
     which keeps everything else.  What a reference written before the compact encoding needs to give the
     budget its bytes back; nothing is recomputed.  Returns the folder's bytes before and after."""
@@ -744,7 +744,7 @@ def compact_reference(folder: str | os.PathLike) -> tuple[int, int]:
         for rel in manifest["files"]:
             dest = stage / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
-            _store(folder / rel, dest)
+            store_file(folder / rel, dest)
             files[rel] = file_sha256(dest)
         after = sum(p.stat().st_size for p in stage.rglob("*") if p.is_file())
         _swap_in(stage, folder, {**manifest, "files": files, "bytes": after})
