@@ -28,3 +28,17 @@ def prefix(point, settings, seeds, inputs, rounds):
 def prefix_with_the_prefix_constants(point, settings, seeds, inputs, rounds):
     """A planted bug: the prefix's horizon taken for the constants (noise √(n/rounds) times too large)."""
     return run(point, {**settings, "n": rounds, "n_rounds": rounds}, seeds, inputs)
+
+
+def prefix_paper(prefix_run: str = "prefix_runs:prefix"):
+    """One experiment of two points whose jobs (2 seeds of 10^4 rounds, ``section`` below) declare a prefix (this
+    module's, or the planted bug's): too long for verify's budget, attested on prefixes when pending."""
+    from privopt.pipeline.protocol import Claims, Experiment, Paper, Prefix
+
+    exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in (1, 2)],
+                     settings=lambda s, p: {"n": s["n"], "n_rounds": s["n_rounds"], "every": s["every"]},
+                     seeds=lambda s: (4, 2), run="prefix_runs:run", tables="m:f", table_files=(),
+                     prefix=Prefix(run=prefix_run, horizon=lambda s: s["n_rounds"], step=lambda s: s["every"],
+                                   totals=("count",)))
+    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
+                 claims=Claims(evaluate="m:f", inputs=()))

@@ -260,15 +260,9 @@ def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolera
 
 def _long_paper(prefix_run: str = "prefix_runs:prefix") -> Paper:
     """One experiment of two points whose jobs (2 seeds of 10^4 rounds) are too long for verify's budget."""
-    from privopt.pipeline.protocol import Prefix
+    from prefix_runs import prefix_paper
 
-    exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in (1, 2)],
-                     settings=lambda s, p: {"n": s["n"], "n_rounds": s["n_rounds"], "every": s["every"]},
-                     seeds=lambda s: (4, 2), run="prefix_runs:run", tables="m:f", table_files=(),
-                     prefix=Prefix(run=prefix_run, horizon=lambda s: s["n_rounds"], step=lambda s: s["every"],
-                                   totals=("count",)))
-    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
-                 claims=Claims(evaluate="m:f", inputs=()))
+    return prefix_paper(prefix_run)
 
 
 def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that_catches_a_planted_bug(tmp_path):

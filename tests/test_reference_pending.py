@@ -217,16 +217,9 @@ def test_the_report_says_how_far_a_part_in_progress_is():
 
 
 def _prefix_paper(prefix_run: str = "prefix_runs:prefix"):
-    """One experiment whose jobs (2 seeds of 10^4 rounds) declare a prefix (tests/prefix_runs.py)."""
-    from privopt.pipeline.protocol import Claims, Experiment, Paper, Prefix
+    from prefix_runs import prefix_paper
 
-    exp = Experiment(name="e", label="E", points=lambda s: [{"x": x} for x in (1, 2)],
-                     settings=lambda s, p: {"n": s["n"], "n_rounds": s["n_rounds"], "every": s["every"]},
-                     seeds=lambda s: (4, 2), run="prefix_runs:run", tables="m:f", table_files=(),
-                     prefix=Prefix(run=prefix_run, horizon=lambda s: s["n_rounds"], step=lambda s: s["every"],
-                                   totals=("count",)))
-    return Paper(key="p", title="t", authors="a", venue="v", short="P", experiments=(exp,), figures=(),
-                 claims=Claims(evaluate="m:f", inputs=()))
+    return prefix_paper(prefix_run)
 
 
 def _prefix_jobs(work: Path, paper) -> list[dict]:
