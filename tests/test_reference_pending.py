@@ -52,7 +52,7 @@ def _add(jobs, code="code1", total=3, **kw):
 def test_blocks_are_added_across_calls_and_restored_byte_for_byte_where_missing(work):
     first, second, third = (_job(work, b, v) for b, v in (("0-1", 1.0), ("2-3", 2.0), ("4-5", 3.0)))
     _add([first])
-    manifest = _add([second], commit="d" * 40)
+    manifest = _add([first, second], commit="d" * 40)  # the first job again: its record stays
     folder = pending_folder("reference", "p", "e")
     assert sorted(manifest["jobs"]) == ["p/runs/e/x~1/settings~abc123abc123/seeds~0-1.parquet",
                                         "p/runs/e/x~1/settings~abc123abc123/seeds~2-3.parquet"]

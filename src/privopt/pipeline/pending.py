@@ -115,7 +115,8 @@ def add_jobs(folder: str | os.PathLike, *, paper: str, experiment: str, jobs: Se
              total_jobs: int, provenance: Mapping[str, Any]) -> dict[str, Any]:
     """Add the finished run ``jobs`` of ``experiment`` (each ``{"point", "block", "files": {output: path},
     "log": path}``; the files under ``results_root``, the log under ``logs_root``) to the pending part in
-    ``folder``, with ``provenance`` (commit, dirty and changes, CPU, …) and the seconds its log records.
+    ``folder``, with ``provenance`` (the commit of the checkout adding it, or its uncommitted changes, CPU, …) and
+    the seconds its log records.  A job the part holds already keeps its record (its run files must be the same).
 
     Refused when the part there was computed with other run code (``code``, the digest of the modules the
     runs import) or holds a job of the same name with other files; the folder is rebuilt beside the old one and
@@ -147,10 +148,13 @@ def add_jobs(folder: str | os.PathLike, *, paper: str, experiment: str, jobs: Se
                 files[rel], outputs[output] = _copy(path, stage / rel), rel
             log_rel = f"logs/{os.path.relpath(job['log'], logs_root)}"
             files[log_rel] = _copy(job["log"], stage / log_rel)
-            if name in entries and {k: v for k, v in entries[name]["files"].items() if k.startswith("runs/")} != \
-                    {k: v for k, v in files.items() if k.startswith("runs/")}:
-                raise ReferenceError(f"{folder}: holds the job {name} with other run files than this one's "
-                                     f"(same settings key and code, different rows: not deterministic?)")
+            if name in entries:  # added before (then restored): its own record and log stay
+                if {k: v for k, v in entries[name]["files"].items() if k.startswith("runs/")} != \
+                        {k: v for k, v in files.items() if k.startswith("runs/")}:
+                    raise ReferenceError(f"{folder}: holds the job {name} with other run files than this one's "
+                                         f"(same settings key and code, different rows: not deterministic?)")
+                shutil.copyfile(folder / log_rel, stage / log_rel)
+                continue
             entries[name] = {"point": job["point"], "block": job["block"], "seeds": list(job.get("seeds", [])),
                              # what the run read (for :func:`attest`, which recomputes a prefix of it)
                              "settings": job.get("settings"), "files": files, "outputs": outputs,
