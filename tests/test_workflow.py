@@ -651,7 +651,7 @@ def test_every_registered_paper_has_a_schema_and_its_captions(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "paper.yaml", "smoke.yaml", "shared-data.yaml",
-                                  "paper.yaml+shariff-reference.yaml"])
+                                  "paper.yaml+shariff-reference.yaml", "paper.yaml+shariff-reference.yaml+shariff-fig5.yaml"])
 def test_shipped_config_files_validate(name):
     from privopt.pipeline.registry import papers
 
