@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from privopt.pipeline.pending import (MANIFEST, add_jobs, drop_landed, landing, pending_folder, pending_status,
-                                      read_pending, restore, select_blocks)
+                                      read_pending, restore, select_jobs)
 from privopt.pipeline.reference import ReferenceError
 
 CLEAN = {"commit": "c" * 40, "dirty": False, "cpu": "test CPU"}
@@ -149,12 +149,15 @@ def test_the_landing_part_takes_the_jobs_provenance_and_only_a_complete_match_is
     assert not Path("reference/pending").exists()  # folders left empty go too
 
 
-def test_blocks_are_selected_by_name_and_an_unknown_one_is_named():
-    jobs = [{"block": b} for b in ("0-9", "10-19", "20-29")]
-    assert [j["block"] for j in select_blocks(jobs, ["10-19"])] == ["10-19"]
-    assert select_blocks(jobs, []) == jobs
-    with pytest.raises(ValueError, match=r"seed block\(s\) 0-8 \(the blocks of this config: 0-9, 10-19, 20-29\)"):
-        select_blocks(jobs, ["0-8"])
+def test_jobs_are_selected_by_block_and_point_and_an_unknown_one_is_named():
+    jobs = [{"block": b, "point": {"gap": g}} for b in ("0-9", "10-19", "20-29") for g in (0.0, 0.1)]
+    assert [j["block"] for j in select_jobs(jobs, ["10-19"])] == ["10-19", "10-19"]
+    assert select_jobs(jobs, ["10-19"], ["gap~0.1"]) == [{"block": "10-19", "point": {"gap": 0.1}}]
+    assert select_jobs(jobs) == jobs and len(select_jobs(jobs, [], ["gap~0.0"])) == 3
+    with pytest.raises(ValueError, match=r"seed block\(s\) 0-8 \(the seed blocks of this config: 0-9, 10-19, 20-29\)"):
+        select_jobs(jobs, ["0-8"])
+    with pytest.raises(ValueError, match=r"point\(s\) gap~0.2 \(the points of this config: gap~0.0, gap~0.1\)"):
+        select_jobs(jobs, [], ["gap~0.2"])
 
 
 def test_the_budget_counts_the_pending_parts(work, monkeypatch):

@@ -30,7 +30,7 @@ from privopt.pipeline.config import ConfigSources, load_config
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import data_namespace, settings_key
 from privopt.pipeline.reference import reference_folder as reference_folder_of
-from privopt.pipeline.pending import MANIFEST as PENDING_MANIFEST, pending_folder, select_blocks
+from privopt.pipeline.pending import MANIFEST as PENDING_MANIFEST, pending_folder, select_jobs
 from privopt.pipeline.registry import papers
 from privopt.pipeline.captions import write_captions
 from privopt.pipeline.protocol import CAPTIONS
@@ -520,13 +520,15 @@ def reference_jobs(paper, experiments=None):
 
 
 def pending_jobs(paper):
-    """The run jobs `reference_pending_<paper>` adds: the seed blocks `reference_blocks` (all when empty) of the
-    experiments `reference_part` names (all when empty)."""
+    """The run jobs `reference_pending_<paper>` adds: the seed blocks `reference_blocks` at the points
+    `reference_points` (all when empty) of the experiments `reference_part` names (all when empty)."""
     section = config[paper.key]
     try:
-        jobs = select_blocks(reference_jobs(paper), config["reference_blocks"])
+        jobs = select_jobs(reference_jobs(paper), config["reference_blocks"], config["reference_points"])
     except ValueError as exc:
-        raise ConfigError(f"{paper.key}: {exc} ({config_sources().origin(('reference_blocks',))})") from None
+        keys = ", ".join(f"{k} ({config_sources().origin((k,))})" for k in ("reference_blocks", "reference_points")
+                         if config[k])
+        raise ConfigError(f"{paper.key}: {exc}; see {keys}") from None
     # what each run read: a part whose code changed is attested on a prefix of its jobs (reference_attest_<paper>)
     return [{**j, "settings": paper.experiment(j["experiment"]).settings(section, j["point"])} for j in jobs]
 

@@ -11,7 +11,9 @@ so the finished ones can be kept and the others computed later, anywhere; this m
                                                               scale: the settings key is in them
 
 ``snakemake reference_pending_<paper> --config "reference_part=[exp]" "reference_blocks=[0-9]"`` computes the
-run jobs of those seed blocks (every block when the list is empty) and adds them (:func:`add_jobs`);
+run jobs of those seed blocks (every block when the list is empty; ``reference_points`` narrows them to some
+parameter points, so that a session's finished jobs land even where a block is not whole) and adds them
+(:func:`add_jobs`);
 ``snakemake reference_resume_<paper>`` copies them back into the results of the configured scale
 (:func:`restore`), where Snakemake takes them as finished (a file without a metadata record is not rerun), so
 the next ``reference_pending_<paper>`` or the final ``reference_<paper> reference_part=[exp]`` computes only
@@ -42,7 +44,7 @@ from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_provena
                                         swap_in)
 
 __all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
-           "landing", "drop_landed", "select_blocks"]
+           "landing", "drop_landed", "select_jobs"]
 
 #: the folder of the pending parts, under the reference root (beside the papers' reference folders)
 PENDING = "pending"
@@ -92,17 +94,21 @@ def read_pending(folder: str | os.PathLike) -> dict[str, Any] | None:
     return manifest
 
 
-def select_blocks(jobs: Sequence[Mapping[str, Any]], blocks: Sequence[str]) -> list[Mapping[str, Any]]:
-    """The jobs of the seed blocks ``blocks`` ("a-b", as in the run files' ``seeds~a-b``; all when empty).
-    Raises ValueError naming a block no job has."""
-    if not blocks:
-        return list(jobs)
-    known = {j["block"] for j in jobs}
-    unknown = [b for b in blocks if b not in known]
-    if unknown:
-        raise ValueError(f"reference_blocks = {list(blocks)}: no run job has the seed block(s) "
-                         f"{', '.join(map(str, unknown))} (the blocks of this config: {', '.join(sorted(known))})")
-    return [j for j in jobs if j["block"] in blocks]
+def select_jobs(jobs: Sequence[Mapping[str, Any]], blocks: Sequence[str] = (),
+                points: Sequence[str] = ()) -> list[Mapping[str, Any]]:
+    """The jobs of the seed blocks ``blocks`` ("a-b", as in the run files' ``seeds~a-b``) at the parameter points
+    ``points`` (as in the run files' paths: ``mechanism~gaussian/gap~0.1``); all blocks, or all points, when
+    empty.  Raises ValueError naming a block or point no job has."""
+    from privopt.pipeline.protocol import point_path
+
+    for wanted, key, what in ((blocks, lambda j: j["block"], "seed block"), (points, lambda j: point_path(j["point"]),
+                                                                             "point")):
+        known = {key(j) for j in jobs}
+        unknown = [b for b in wanted if b not in known]
+        if unknown:
+            raise ValueError(f"no run job has the {what}(s) {', '.join(map(str, unknown))} (the {what}s of this "
+                             f"config: {', '.join(sorted(known))})")
+    return [j for j in jobs if (not blocks or j["block"] in blocks) and (not points or point_path(j["point"]) in points)]
 
 
 def _job_name(job: Mapping[str, Any], results_root: str) -> str:
