@@ -560,11 +560,16 @@ def pending_instance_inputs(paper):
     return sorted({f for e in pending_experiments(paper) for files in instance_inputs(paper, e).values() for f in files})
 
 
+_REFERENCE_CODE = {}
+
+
 def reference_code(paper):
     """Per experiment, the digest of each library module its runs and tables import (the report names
-    the modules that changed since a reference was computed)."""
-    return {e.name: module_digests(sorted({ref_module(e.run), ref_module(e.tables)}), Path(_src))
-            for e in paper.experiments}
+    the modules that changed since a reference was computed; computed once per paper and process)."""
+    if paper.key not in _REFERENCE_CODE:
+        _REFERENCE_CODE[paper.key] = {e.name: module_digests(sorted({ref_module(e.run), ref_module(e.tables)}),
+                                                             Path(_src)) for e in paper.experiments}
+    return _REFERENCE_CODE[paper.key]
 
 
 # ----------------------------------------------------------------------------- run files lost beneath their tables
