@@ -215,7 +215,7 @@ def test_the_report_says_how_far_a_part_in_progress_is():
                                                          "total": 30, "core_hours": 2.5, "folder": "f/exp3"}]}
     claims = pd.DataFrame({"claim": ["A"], "verdict": ["reproduced"]})
     row = glance_row(meta, claims, claims, about)
-    assert row["pending"] == ["in progress: Fig. 5 (exp3), 10 of 30 run jobs (2.5 core-hours) in f/exp3"]
+    assert row["pending"] == ["in progress: Fig. 5 (exp3), 10 of 30 run jobs, in f/exp3"]
     assert glance_row(meta, claims, None, None)["pending"] == []
 
 

@@ -208,7 +208,9 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
                                               "parts": [{"experiments": ["e1"], "written": "2026-01-02", "commit": "b" * 40,
                                                          "core_hours": 2.0},
                                                         {"experiments": ["e2"], "written": "2026-02-03", "commit": "a" * 40,
-                                                         "dirty": True, "core_hours": 0.5}]}))
+                                                         "dirty": True, "core_hours": 0.5}],
+                                              "pending": [{"experiment": "e2", "label": "Fig. 2", "done": 2, "total": 30,
+                                                           "core_hours": 2.5, "folder": "reference/pending/p/e2"}]}))
     render_report(TEMPLATE, {"p": meta}, {"p": {}}, None, "quick", "index.html",
                   references={"p": {"claims": "ref.csv", "about": "about.json",
                                     "figures": {"fig1": meta["figures"][0]["image"], "fig2": str(other)},
@@ -218,6 +220,8 @@ def test_the_first_screen_gives_both_scales_the_settings_and_every_open_claim_wi
     # reference 3 / 2 / 1 (the CLAIMS rows), this run the same table; the settings flag read from the manifest
     assert verdict.count('<tr class="paper-line"') == 1 and verdict.count("3 / 2 / 1") == 2
     assert "yes, except Figure 2" in verdict and "new figures" not in verdict
+    # a part in progress under reference/pending/: how far it is, on the first screen
+    assert "in progress: Fig. 2 (e2), 2 of 30 run jobs, in reference/pending/p/e2" in verdict
     open_rows = html.split('id="open"', 1)[1].split("</section>", 1)[0]
     rows = re.findall(r'<tr class="open-claim"[^>]*>(.*?)</tr>', open_rows, re.S)
     assert [re.search(r'href="#[^"]+">([^<]+)<', r)[1] for r in rows] == ["F1.a", "F1.b", "F1.c"]  # not reproduced first

@@ -303,10 +303,10 @@ def pending_text(part: Mapping[str, Any]) -> str:
 
     >>> pending_text({"label": "Fig. 5", "experiment": "exp3", "done": 10, "total": 30, "core_hours": 2.5,
     ...               "folder": "reference/pending/shariff2018/exp3"})
-    'in progress: Fig. 5 (exp3), 10 of 30 run jobs (2.5 core-hours) in reference/pending/shariff2018/exp3'
+    'in progress: Fig. 5 (exp3), 10 of 30 run jobs, in reference/pending/shariff2018/exp3'
     """
     return (f"in progress: {part.get('label') or part['experiment']} ({part['experiment']}), {part['done']} of "
-            f"{part.get('total', '?')} run jobs ({part.get('core_hours', 0):g} core-hours) in {part['folder']}")
+            f"{part.get('total', '?')} run jobs, in {part['folder']}")
 
 
 def open_claims(meta: Mapping[str, Any], claims: pd.DataFrame, scale: str) -> list[dict[str, Any]]:
