@@ -26,7 +26,9 @@ rows at rounds ≤ P, and verify recomputes those P rounds alone (:class:`~privo
 point, a point or experiment dropped, a shorter horizon: :func:`scale_losses`) unless told to, and it removes
 the temporary folders an interrupted write left beside the reference.  A reference can grow in parts, one
 experiment at a time (:func:`merge_part`; ``--config reference_part=[exp]``): the part's experiments are written
-anew, the others kept as they are, and the manifest keeps each part's provenance (``parts``).
+anew, the others kept as they are, and the manifest keeps each part's provenance (``parts``).  A part longer than
+a session lands block by block beside the papers' folders, under ``reference/pending/`` (:mod:`privopt.pipeline.pending`),
+until its last block is in.
 
 Only aggregated tables and per-run summary rows go in (never pickups, instances or anything
 record-level); :data:`MAX_BYTES` bounds all papers together.
