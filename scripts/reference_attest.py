@@ -16,6 +16,7 @@ from privopt.pipeline.registry import paper
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
+root = snakemake.config["reference"]["folder"]  # the reference root (pending/ lies in it)
 state = git_state(exclude=("reference",))
 provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
               "openblas_corename": openblas_corename()}
@@ -24,7 +25,7 @@ if state["dirty"]:
 the_paper = paper(p.paper)
 done = {}
 for exp, code in sorted(p.code.items()):
-    folder = pending_folder(p.root, p.paper, exp)
+    folder = pending_folder(root, p.paper, exp)
     with tempfile.TemporaryDirectory(prefix="attest.", dir=Path(snakemake.output[0]).parent) as scratch:
         manifest = attest(folder, paper=the_paper, code=code, modules=p.modules[exp], budget_s=p.budget_s,
                           provenance=provenance, scratch=scratch)

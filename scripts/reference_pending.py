@@ -14,6 +14,7 @@ from privopt.pipeline.reference import cpu_model
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
+root = snakemake.config["reference"]["folder"]  # the reference root (pending/ lies in it)
 # the namespaces of the paper's results and logs: the output and the log lie in their reference/ folders
 results_root, logs_root = str(Path(snakemake.output[0]).parent.parent), str(Path(snakemake.log[0]).parent.parent)
 state = git_state(exclude=("reference",))  # the folder being written is not a change of the code
@@ -28,7 +29,7 @@ if state["dirty"]:
 written = {}
 for exp in sorted({j["experiment"] for j in p.jobs}):
     jobs = [j for j in p.jobs if j["experiment"] == exp]
-    folder = pending_folder(p.root, p.paper, exp)
+    folder = pending_folder(root, p.paper, exp)
     manifest = add_jobs(folder, paper=p.paper, experiment=exp, jobs=jobs, results_root=results_root,
                         logs_root=logs_root, code=p.code[exp], modules=p.modules[exp], scale=p.scale,
                         total_jobs=p.totals[exp], provenance=provenance)

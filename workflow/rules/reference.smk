@@ -64,7 +64,6 @@ for _paper in PAPERS.values():
             f"{paper_root(_paper)}/reference/{_paper.key}.pending.json",
         params:
             paper=_paper.key,
-            root=config["reference"]["folder"],
             jobs=lambda wc, paper=_paper: pending_jobs(paper),
             totals={e.name: sum(1 for _ in _paper.run_jobs(config[_paper.key], e.name)) for e in reference_experiments(_paper)},
             code=run_code(_paper, reference_experiments(_paper)),
@@ -88,7 +87,6 @@ for _paper in PAPERS.values():
             f"{paper_root(_paper)}/reference/{_paper.key}.resumed.json",
         params:
             paper=_paper.key,
-            root=config["reference"]["folder"],
             jobs=reference_jobs(_paper, pending_experiments(_paper)),
             code=run_code(_paper, pending_experiments(_paper)),
         conda:
@@ -108,7 +106,6 @@ for _paper in PAPERS.values():
             f"{paper_root(_paper)}/reference/{_paper.key}.attested.json",
         params:
             paper=_paper.key,
-            root=config["reference"]["folder"],
             code=run_code(_paper, pending_experiments(_paper)),
             modules=reference_code(_paper),
             budget_s=config["reference"]["verify_seconds"],
