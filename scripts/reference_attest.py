@@ -3,25 +3,17 @@ and compared bit for bit first (privopt.pipeline.pending.attest)."""
 
 import json
 import logging
-import os
 import tempfile
 from pathlib import Path
 
 from privopt.io import log_to_file
-from privopt.pipeline.blas import openblas_corename
-from privopt.pipeline.pending import attest, pending_folder
-from privopt.pipeline.provenance import git_changes, git_state
-from privopt.pipeline.reference import cpu_model
+from privopt.pipeline.pending import attest, checkout_provenance, pending_folder
 from privopt.pipeline.registry import paper
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
 root = snakemake.config["reference"]["folder"]  # the reference root (pending/ lies in it)
-state = git_state(exclude=("reference",))
-provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
-              "openblas_corename": openblas_corename()}
-if state["dirty"]:
-    provenance["changes"] = git_changes(exclude=("reference",))
+provenance = checkout_provenance(f"reference_attest_{p.paper}")
 the_paper = paper(p.paper)
 done = {}
 for exp, code in sorted(p.code.items()):

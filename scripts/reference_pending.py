@@ -3,29 +3,17 @@
 
 import json
 import logging
-import os
 from pathlib import Path
 
 from privopt.io import log_to_file
-from privopt.pipeline.blas import openblas_corename
-from privopt.pipeline.pending import add_jobs, pending_folder
-from privopt.pipeline.provenance import git_changes, git_state
-from privopt.pipeline.reference import cpu_model
+from privopt.pipeline.pending import add_jobs, checkout_provenance, pending_folder
 
 log_to_file(snakemake.log[0])
 p = snakemake.params
 root = snakemake.config["reference"]["folder"]  # the reference root (pending/ lies in it)
 # the namespaces of the paper's results and logs: the output and the log lie in their reference/ folders
 results_root, logs_root = str(Path(snakemake.output[0]).parent.parent), str(Path(snakemake.log[0]).parent.parent)
-state = git_state(exclude=("reference",))  # the folder being written is not a change of the code
-provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
-              "openblas_corename": openblas_corename()}
-if state["dirty"]:
-    changes = git_changes(exclude=("reference",))
-    if not changes:
-        raise SystemExit(f"reference_pending_{p.paper}: the checkout has uncommitted changes that git cannot list; "
-                         f"commit them or compute the part from a clean checkout")
-    provenance["changes"] = changes
+provenance = checkout_provenance(f"reference_pending_{p.paper}")
 written = {}
 for exp in sorted({j["experiment"] for j in p.jobs}):
     jobs = [j for j in p.jobs if j["experiment"] == exp]

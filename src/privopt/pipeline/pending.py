@@ -43,13 +43,33 @@ from privopt.pipeline.provenance import file_sha256, first_changed
 from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_provenance, run_seconds, store_file,
                                         swap_in)
 
-__all__ = ["PENDING", "MANIFEST", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
+__all__ = ["PENDING", "MANIFEST", "checkout_provenance", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
            "landing", "drop_landed", "select_jobs"]
 
 #: the folder of the pending parts, under the reference root (beside the papers' reference folders)
 PENDING = "pending"
 #: the manifest of one pending part
 MANIFEST = "pending.json"
+
+
+def checkout_provenance(what: str) -> dict[str, Any]:
+    """What the jobs record of the checkout and machine adding or attesting them: commit, dirty and (when dirty)
+    the changed files with the sha256 of their diff, CPU, OpenBLAS family.  Raises SystemExit when the checkout is
+    dirty and git cannot list its changes (``what``: the rule, for the message)."""
+    from privopt.pipeline.blas import openblas_corename
+    from privopt.pipeline.provenance import git_changes, git_state
+    from privopt.pipeline.reference import cpu_model
+
+    state = git_state(exclude=("reference",))  # the folder being written is not a change of the code
+    provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+                  "openblas_corename": openblas_corename()}
+    if state["dirty"]:
+        changes = git_changes(exclude=("reference",))
+        if not changes:
+            raise SystemExit(f"{what}: the checkout has uncommitted changes that git cannot list; commit them or "
+                             f"run it from a clean checkout")
+        provenance["changes"] = changes
+    return provenance
 
 
 def pending_folder(reference_root: str | os.PathLike, paper: str, experiment: str) -> Path:
