@@ -242,11 +242,14 @@ def _record_styles(folder: Path, name: str, styles: dict) -> dict:
 @pytest.mark.parametrize("key, fig_id", [
     pytest.param(k, f, id=f"{k}_{f}", marks=pytest.mark.xdist_group(f"tests/test_plotting.py::palette::{k}_{f}"))
     for k, f in FIGURES])
-def test_the_notebooks_keep_the_palette(key, fig_id, tmp_path, request, session_dir):
+def test_the_notebooks_keep_the_palette(key, fig_id, tmp_path, request, session_dir, monkeypatch):
     """Every figure notebook, run on a finished run's tables: no artist off the palette, one style per ε and
     algorithm across all figures, and the wide figures' text at least 8 pt at the report's width.  One test per
     figure, each its own xdist group (the notebooks take minutes in all: tests/conftest.py spreads them over
-    the workers); the styles across figures are compared through files in the session's shared folder."""
+    the workers); the styles across figures are compared through files in the session's shared folder.
+    ``pp.save`` only stamps the scale here: writing the PDF and PNG took 2–3 s of each figure's 3–4 s, and the
+    pipeline's figure jobs (the smoke run draws every figure) write them."""
+    monkeypatch.setattr(pp, "save", lambda fig, output, scale: pp.draw._stamp(fig, scale))  # noqa: SLF001
     from privopt.pipeline.config import load_config
     from privopt.pipeline.registry import papers
 
@@ -455,3 +458,40 @@ def test_the_palette_collects_each_papers_styles_and_refuses_one_name_with_two_s
     fake["p2"] = types.SimpleNamespace(styles=f"{mine.__name__}:B")
     with pytest.raises(ValueError, match=r"'alg' has two styles: p1's .*:A and p2's .*:B"):
         list(_Palette())
+
+
+def _drawn_with(apply) -> tuple[dict, bytes]:
+    """The rc values after matplotlib's defaults and ``apply()``, and the PNG of one small figure drawn under them."""
+    import io
+
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        apply()
+        rc = {k: v for k, v in matplotlib.rcParams.items() if k != "image.cmap"}
+        fig, ax = plt.subplots(figsize=(3, 2))
+        for i in range(3):
+            ax.plot([1, 2, 3], [i, i + 1, i * i], marker="o", label=f"line {i}")
+        ax.bar([1, 2], [0.5, 1.5])
+        ax.set(title="title", xlabel="x", ylabel="y")
+        ax.legend(title="legend")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=pp.draw.DPI, metadata={"Software": None})
+        plt.close(fig)
+    return rc, buf.getvalue()
+
+
+def test_the_written_theme_is_seaborns_paper_whitegrid():
+    """privopt.plotting.theme writes seaborn's theme out (a figure job then needs no seaborn import): the rc values
+    and a figure's PNG bytes equal those under seaborn's own set_theme (an upgrade that changes it fails here)."""
+    import seaborn as sns
+
+    def seaborn_theme():
+        sns.set_theme(context="paper", style="whitegrid")
+        plt.rcParams.update(pp.draw.RC)
+
+    ours, png = _drawn_with(pp.use)
+    theirs, their_png = _drawn_with(seaborn_theme)
+    assert {k: (ours[k], theirs[k]) for k in ours if ours[k] != theirs[k]} == {}
+    assert png == their_png
+    # and a seaborn colour map asked for by name is there without seaborn imported first (it imports it)
+    assert len(pp.level_colours([0.0, 0.1, 0.2], cmap="flare")) == 3

@@ -16,6 +16,9 @@ outside the data), :func:`nodata` (an empty panel), :func:`ratio_points` (ratios
 
 :func:`heading` shows the figure's captions from its declaration at the top of its notebook.
 
+:func:`use` applies seaborn's paper/whitegrid theme as written out in :mod:`privopt.plotting.theme` (a figure job
+then imports no seaborn; a test keeps the two equal) with the project's sizes on top.
+
 On the pipeline floor: it may import numpy, pandas, matplotlib, seaborn, IPython (to display a saved figure) and :mod:`privopt.pipeline`; the
 library never imports it.
 """

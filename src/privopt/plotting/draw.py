@@ -14,6 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from privopt.plotting.palette import eps_colour, eps_label, style
+from privopt.plotting.theme import SEABORN_PAPER_WHITEGRID
 
 # The report shows every figure 996 CSS px wide (96 px to the inch): text of s pt in a figure w inches wide
 # reads as s · REPORT_WIDTH_IN / w pt there (:func:`min_text_pt`).
@@ -33,11 +34,10 @@ RC = {
 
 
 def use() -> None:
-    """Apply the project's style (seaborn's whitegrid paper theme with :data:`RC` on top) to pyplot."""
-    import seaborn as sns
-
+    """Apply the project's style (seaborn's whitegrid paper theme, :data:`privopt.plotting.theme.SEABORN_PAPER_WHITEGRID`,
+    with :data:`RC` on top) to pyplot."""
     matplotlib.use("Agg")
-    sns.set_theme(context="paper", style="whitegrid")
+    plt.rcParams.update(SEABORN_PAPER_WHITEGRID)
     plt.rcParams.update(RC)
 
 

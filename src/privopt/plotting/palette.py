@@ -145,6 +145,8 @@ def level_colours(values, cmap: str = "cividis", span=(0.0, 0.85)) -> dict:
     """Colours of an ordered set of levels other than ε (a dimension d, a gap Δ), fixed by the sorted values
     given — pass the whole set the figure's configuration runs, not one panel's subset."""
     values = sorted({float(v) for v in values})
+    if cmap not in matplotlib.colormaps:
+        import seaborn  # noqa: F401 - registers its colour maps (flare, rocket, ...) with matplotlib
     c = matplotlib.colormaps[cmap]
     n = max(1, len(values) - 1)
     return {v: to_hex(c(span[0] + (span[1] - span[0]) * i / n)) for i, v in enumerate(values)}
