@@ -19,6 +19,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1]
 
 import pytest  # noqa: E402
 
+import compile_report  # noqa: E402
 from workflow_runs import SUBSET, copy_workflow, data_config, snakemake  # noqa: E402
 
 
@@ -90,6 +91,11 @@ def scheduling_order(groups: list[str], slow: set[str], smoke: set[str], split: 
         return 1 if group in slow else 2
 
     return sorted(groups, key=rank)
+
+
+def pytest_configure(config):
+    """Load the plugin that reports each test's numba compilation CPU (tests/compile_report.py)."""
+    config.pluginmanager.register(compile_report, "compile_report")
 
 
 def pytest_collection_modifyitems(config, items):
