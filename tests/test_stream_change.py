@@ -26,6 +26,8 @@ def test_the_table_holds_every_setting():
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=lambda s: f"{s[0]}-d{s[1]}-{s[2]}")
 def test_regret_law_is_the_previous_streams(setting):
-    row = PREVIOUS[(PREVIOUS["variant"] == setting[0]) & (PREVIOUS["d"] == setting[1])].iloc[0]
+    rows = PREVIOUS[(PREVIOUS["variant"] == setting[0]) & (PREVIOUS["d"] == setting[1]) & (PREVIOUS["reward"] == setting[2])]
+    assert len(rows) == 1, setting
+    row = rows.iloc[0]
     mean, sem = summary(*setting)
     assert abs(mean - row["mean"]) <= 4.0 * math.hypot(sem, row["sem"]), (mean, row["mean"], sem, row["sem"])
