@@ -39,9 +39,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from privopt.pipeline.provenance import file_sha256, first_changed
-from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_provenance, run_seconds, store_file,
-                                        swap_in)
+from privopt.pipeline.provenance import file_sha256
+from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_listed_files, check_provenance, run_seconds,
+                                        store_file, swap_in, tree_bytes)
 
 __all__ = ["PENDING", "MANIFEST", "checkout_provenance", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
            "landing", "drop_landed", "select_jobs"]
@@ -100,17 +100,7 @@ def read_pending(folder: str | os.PathLike) -> dict[str, Any] | None:
         raise ReferenceError(f"{path}: not a pending part's manifest (no `jobs` object)")
     for name, job in manifest["jobs"].items():
         check_provenance({"modules": manifest.get("modules"), **job}, f"{path}, the job {name}")
-    listed = _files_of(manifest)
-    changed = first_changed(listed, folder)
-    if changed:
-        rel, got = changed
-        what = "missing" if got is None else f"sha256 {got[:16]}… differs from the {listed[rel][:16]}… recorded"
-        raise ReferenceError(f"{folder / rel}: listed in {path} but {what} (restore it with `git checkout -- "
-                             f"{folder}`)")
-    extra = sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
-                   if p.is_file() and p.name != MANIFEST and str(p.relative_to(folder)) not in listed)
-    if extra:
-        raise ReferenceError(f"{folder}: files not in its {MANIFEST}: {', '.join(extra)}")
+    check_listed_files(folder, _files_of(manifest), MANIFEST, f"restore it with `git checkout -- {folder}`")
     return manifest
 
 
@@ -369,7 +359,7 @@ def _check_budget(folder: Path, stage: Path) -> None:
     """The reference root (two levels above a pending part) within :data:`MAX_BYTES`, the old folder replaced
     by the stage."""
     root = folder.parent.parent.parent
-    total = sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and folder not in p.parents)
+    total = tree_bytes(root, folder)
     if total > MAX_BYTES:
         raise ReferenceError(f"{folder}: with it the reference folders hold {total:,} bytes, over the budget of "
                              f"{MAX_BYTES:,} bytes")

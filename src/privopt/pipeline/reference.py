@@ -55,9 +55,9 @@ from privopt.pipeline.protocol import Paper, Prefix, RunJob, point_path
 from privopt.pipeline.datasets import dataset_outputs
 from privopt.pipeline.provenance import file_sha256, first_changed
 
-__all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_manifest", "check_provenance", "read_manifest",
-           "reference_tables", "choose_verify_jobs", "VerifyJob", "prefix_rows", "verify_samples", "write_reference",
-           "thin_rows", "run_seconds", "compare_rows",
+__all__ = ["MAX_BYTES", "ReferenceError", "cpu_model", "check_listed_files", "check_manifest", "check_provenance",
+           "read_manifest", "reference_tables", "choose_verify_jobs", "VerifyJob", "prefix_rows", "verify_samples",
+           "write_reference", "thin_rows", "tree_bytes", "run_seconds", "compare_rows",
            "diff_rows", "RowDiff", "changed_modules", "describe_scale", "scale_losses", "figure_scales",
            "verify_jobs", "verify_summary", "RECOMPUTED", "merge_part", "kept_experiments", "kept_verify", "data_digests",
            "experiment_differences", "compact_reference", "swap_in", "leading_digit_floor", "store_file"]
@@ -139,6 +139,28 @@ def check_provenance(manifest: Mapping[str, Any], where: str = "the manifest") -
                          f"what code wrote it cannot be told; write it anew from a clean checkout")
 
 
+def check_listed_files(folder: Path, listed: Mapping[str, str], manifest: str, restore: str) -> None:
+    """Every file ``listed`` (path relative to ``folder`` → sha256) is there with its sha256, and ``folder`` holds no
+    file it does not list but the manifest itself (named ``manifest``).  Raises :class:`ReferenceError` naming the
+    first file that differs, with ``restore`` (what to do about it); shared by a reference folder and a pending
+    part (:func:`privopt.pipeline.pending.read_pending`)."""
+    changed = first_changed(dict(listed), folder)
+    if changed:
+        rel, got = changed
+        what = "missing" if got is None else f"sha256 {got[:16]}… differs from the {listed[rel][:16]}… recorded"
+        raise ReferenceError(f"{folder / rel}: listed in {folder / manifest} but {what} ({restore})")
+    extra = sorted(str(p.relative_to(folder)) for p in folder.rglob("*")
+                   if p.is_file() and p.name != manifest and str(p.relative_to(folder)) not in listed)
+    if extra:
+        raise ReferenceError(f"{folder}: files not in its {manifest}: {', '.join(extra)}")
+
+
+def tree_bytes(root: Path, *besides: Path) -> int:
+    """Bytes of the files under ``root``, but for those under any of the folders ``besides`` (what a reference
+    folder or pending part about to be replaced leaves of the budget, :data:`MAX_BYTES`)."""
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file() and not any(b in p.parents for b in besides))
+
+
 def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     """The manifest, after checking that every file it lists has its recorded sha256 and that the folder
     holds no file it does not list.  Raises :class:`ReferenceError` naming the first file that differs."""
@@ -147,20 +169,9 @@ def check_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     check_provenance(manifest, str(folder / "manifest.json"))
     for part in manifest.get("parts") or []:  # a reference written in parts: each part's own record
         check_provenance(part, f"{folder / 'manifest.json'}, the part {part.get('experiments')}")
-    listed = manifest.get("files", {})
-    changed = first_changed(listed, folder)
-    if changed:
-        rel, got = changed
-        path = folder / rel
-        if got is None:
-            raise ReferenceError(f"{path}: listed in {folder / 'manifest.json'} but missing")
-        raise ReferenceError(f"{path}: sha256 {got[:16]}… differs from the {listed[rel][:16]}… in "
-                             f"{folder / 'manifest.json'}: the reference was changed after it was written "
-                             f"(restore it with `git checkout -- {path}` or write a new reference)")
-    extra = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()
-                   and p.name != "manifest.json" and str(p.relative_to(folder)) not in listed)
-    if extra:
-        raise ReferenceError(f"{folder}: files not in its manifest: {', '.join(extra)}")
+    check_listed_files(folder, manifest.get("files", {}), "manifest.json",
+                       f"the reference was changed after it was written: restore it with `git checkout -- {folder}` "
+                       f"or write a new reference")
     return manifest
 
 
@@ -694,9 +705,8 @@ def write_reference(folder: str | os.PathLike, *, paper: Paper, tables: Mapping[
             dest.parent.mkdir(parents=True, exist_ok=True)
             store_file(src, dest)
             files[f"runs/{rel}"] = file_sha256(dest)
-        size = sum(p.stat().st_size for p in stage.rglob("*") if p.is_file())
-        others = sum(p.stat().st_size for p in folder.parent.rglob("*") if p.is_file()
-                     and folder not in p.parents and stage not in p.parents)
+        size = tree_bytes(stage)
+        others = tree_bytes(folder.parent, folder, stage)
         if size + others > MAX_BYTES:
             raise ReferenceError(f"{folder}: {size:,} bytes, with the other papers' {others:,}, exceed the "
                                  f"reference budget of {MAX_BYTES:,} bytes: thin the tables")
