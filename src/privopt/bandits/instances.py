@@ -46,7 +46,6 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from scipy import stats
 
 from privopt.fastrng.counter_based import normals_numpy
 
@@ -205,6 +204,9 @@ _zone_envelope_accept_nb = numba.njit(cache=True, inline="always")(zone_envelope
 
 def zone_cdf(t, d: int, a: float = -1.0, b: float = 1.0) -> np.ndarray:
     """Exact CDF of T on [a, b]: (F(t) − F(a))/(F(b) − F(a)), F the Beta((d−1)/2,(d−1)/2) law on [−1, 1]."""
+    from scipy import stats  # here, not at the top: importing scipy.stats costs every run job ~1 CPU-s, and only
+    # the exact CDF (audits, tests) needs it
+
     t = np.clip(np.asarray(t, dtype=np.float64), a, b)
     law = stats.beta((d - 1) / 2.0, (d - 1) / 2.0, loc=-1.0, scale=2.0)
     fa, fb = law.cdf(a), law.cdf(b)

@@ -70,7 +70,8 @@ allocated behind a call, the batched round at d = 16 took 20 % longer (LLVM can 
 overlap).  The helpers called once per *arm*
 (:func:`draw_arm_t`, :func:`draw_arm_prime`, :func:`zone_accept`) stay inlined into the kernels: as plain calls
 they cost 8 % of a batched round at d = 16 and 4 % of a prefilter round at d = 23; the lockstep kernel (d < 12,
-about 1 µs a round) keeps all its helpers inlined.
+about 1 µs a round) keeps all its helpers inlined but the path tree's step (:func:`_tree_step`, once a round per noise
+group), which every lane count shares.
 ``benchmarks/bench_kernel_compile.py`` measures the compile CPU of each kernel specialisation.
 """
 
@@ -433,6 +434,15 @@ def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
                 s += eta[lv, p]
             Nsum[p] = s
     return top + 1
+
+
+@numba.njit(cache=True)
+def _tree_step(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
+    """:func:`_tree_advance` as a plain call, for the lockstep kernel: typed and compiled once per d and shared by
+    every lane count, instead of inlined into each (a cold d = 5, 9-lane compilation 42.3 → 33.9 CPU-s; Fig. 5's
+    rounds at 1.013 and 1.002 of the inlined kernel's, within noise: docs/performance.md).  Once a round per
+    noise group, its call costs nothing measurable beside the round."""
+    return _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum)
 
 
 @numba.njit(cache=True, inline="always")

@@ -62,7 +62,7 @@ from privopt.bandits.kernels import (
     _audit_dump,
     _pd_fallback,
     _record_start,
-    _tree_advance,
+    _tree_step,
     decision_set_start,
     draw_arm_t,
 )
@@ -376,8 +376,8 @@ def lockstep_kernel(env, noise, dim_tag, lane_tag, K, opt_mean, low, high, om, h
                                      noise[gi], ggbuf[gi], t, d, Nsum[gi])
                     gdraws[gi] += 1
             elif gmech[gi] != 0:
-                gdraws[gi] += _tree_advance(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
-                                            gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
+                gdraws[gi] += _tree_step(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi],
+                                         gsigma[gi], abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
         # ---- the decision set, drawn once (its stream is not the noise streams': order immaterial) ----
         jo, ka, kb, est = decision_set_start(est, K)
         nflat = K * (d - 1)
