@@ -23,12 +23,12 @@ no allocation in the loop (only the never-expected PD-failure fallback allocates
 
 One round loop: the part of a round before the arms (tree noise, release, Cholesky, β_t, B = C⁻¹Q) is
 :func:`_round_start`, the part after the choice (trace, audit rows, the chosen arm's embedding, reward,
-statistics, regret and its records) is :func:`_round_end`; :func:`episode_kernel` and
-:func:`privopt.bandits.prefilter.episode_kernel_prefilter` call both and differ only in how they draw and score
-the decision set.  :func:`episode_kernel_batched` still writes its round out (through the same inlined helpers):
-on the round functions it measured 25 % slower per round at d = 16 (issue 40), measured while
-:func:`_episode_buffers` was a call too, which alone cost 20 % (below); not yet retried without that.  The
-lockstep kernel runs the same steps lane by lane (:mod:`privopt.bandits.lockstep`).
+statistics, regret and its records) is :func:`_round_end`; :func:`episode_kernel`, :func:`episode_kernel_batched`
+and :func:`privopt.bandits.prefilter.episode_kernel_prefilter` call both and differ only in how they draw and score
+the decision set (the batched kernel passes the chosen row of its arm buffer as x').  On the round functions the
+batched kernel's round measured 0.99–1.07 of its own written-out loop's at d = 12 and 16 (medians of 20 interleaved
+runs each, NonPrivate and Gaussian; the host's noise ±10 %; docs/performance.md) and its rows are the same bit for
+bit.  The lockstep kernel runs the same steps lane by lane (:mod:`privopt.bandits.lockstep`).
 
 :func:`episode_kernel_batched` is the same algorithm with the decision set buffered and scored by one
 BLAS product per round (docs/performance.md), faster from d ≈ 12 on (Exp. 1 goes up to d = 64, K = 4096).
@@ -708,9 +708,6 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
     Bt = np.zeros((d, d))
     mean = np.zeros(K)
     nrm = np.zeros(K)
-    do_trace = trace.shape[0] > 0
-    n_rec = rec_t.shape[0]
-    n_aud = audit_t.shape[0]
     ri = _record_start(rec_t, rec_out)
     ai = 0
     pd_fail = 0
@@ -719,14 +716,11 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
     cum = 0.0
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
-        if mech != 0:
-            draws += _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta,
-                                   Nsum)
-        logdet, failed = _release_and_factor(G, u, Nsum, mech, shift, d, V, C, invd, ut, yv)
+        nd, failed, logdet, beta = _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
+                                                nodebuf, eta, Nsum, G, u, shift, kappa, xi, sigma_r, hv, hc, hs, V,
+                                                C, invd, ut, yv, Ci, cv, B)
+        draws += nd
         pd_fail += failed
-        arg = kappa + logdet
-        beta = sigma_r * math.sqrt(arg if arg > 0.0 else 0.0) + xi
-        _b_matrix(C, invd, hv, hc, hs, d, Ci, cv, B)
         for k in range(d):
             s = 0.0
             for i in range(d):
@@ -759,25 +753,9 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
             if ucb > best_ucb + TIE_RTOL * abs(best_ucb):
                 best_ucb = ucb
                 best = j
-        if best == jo:
-            n_opt += 1
-        if do_trace:
-            trace[t - 1] = best
-        while ai < n_aud and audit_t[ai] == t:
-            _audit_dump(ai, t, d, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_out)
-            ai += 1
-        # chosen arm back to the original basis: x = Q x'
-        mu = Xp[best, 0]
-        proj = 0.0
-        for i in range(d):
-            proj += hv[i] * Xp[best, i]
-        proj *= hc
-        for i in range(d):
-            x[i] = hs * (Xp[best, i] - proj * hv[i])
-        est = _observe(est, reward_gauss, mu, x, G, u, d)
-        cum += opt_mean - mu
-        while ri < n_rec and rec_t[ri] == t:
-            rec_out[ri] = cum
-            ri += 1
+        est, cum, ai, ri, hit = _round_end(est, t, best, jo, Xp[best], d, hv, hc, hs, x, reward_gauss, G, u,
+                                           opt_mean, cum, mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_t,
+                                           audit_out, ai, rec_t, rec_out, ri, trace)
+        n_opt += hit
     rng_store(env, est)
     return pd_fail, n_opt, draws
