@@ -9,9 +9,11 @@ Releases audited
 * ``bandit_*``: Shariff & Sheffet's private LinUCB, run through :func:`privopt.bandits.episodes.run_episode`
   with every round audited; the kernel's own audit rows (``EpisodeResult.extra["audit_raw"]``) hold the
   released H_t = N_t[:d,:d] + shift·I and h_t = N_t[:d,d], which carry no data (the kernel adds G_t and u_t
-  after), so N_t is read exactly.  ``bandit_path``: the paper's path tree (kernel ``onthefly``) at its own
-  horizon n = 5·10^7 (m = 27 levels) over the first rounds; ``bandit_tree``/``bandit_honaker``/``bandit_smooth``:
-  the continual counters that replace it (issue 27; kernel ``buffered``) at horizon 512.
+  after), so N_t is read exactly.  All four run the kernel the pipeline runs at this d (``buffered``: the lockstep
+  kernel of Figures 4 and 5; the on-the-fly reference kernel releases the same noise bit for bit, which the kernel
+  tests check).  ``bandit_path``: the paper's path tree at its own horizon n = 5·10^7 (m = 27 levels) over the
+  first rounds; ``bandit_tree``/``bandit_honaker``/``bandit_smooth``: the continual counters that replace it
+  (issue 27) at horizon 512.
 * ``counter_*``: every Gaussian continual counter of :mod:`privopt.mechanisms.counting` (``tree``, ``honaker``,
   ``sqrt``, ``smooth``) through :func:`~privopt.mechanisms.counting.prefix_noise`, the numba steps the
   learners call.
@@ -178,9 +180,8 @@ def _bandit_noise(variant, n_rounds: int, ss) -> np.ndarray:
     from privopt.bandits.kernels import audit_layout
 
     d = variant.d
-    kernel = "onthefly" if variant.counter == "path" else "buffered"
     res = run_episode(variant, BanditInstance(d=d, K=2), n_rounds, ss, audit=np.arange(1, n_rounds + 1),
-                      kernel=kernel)
+                      kernel="buffered")
     raw = res.extra["audit_raw"]
     lay = audit_layout(d)
     H = raw[:, lay["H"]].copy()
@@ -206,7 +207,7 @@ def _bandit_path_audit() -> NoiseLawAudit:
 
     return NoiseLawAudit(
         name="bandit_path", mechanism="Shariff & Sheffet's LinUCB kernel: path-tree Gaussian node noise "
-        "(privopt.bandits.kernels.episode_kernel)", paper="shariff2018",
+        "(privopt.bandits.lockstep, the kernel of Figures 4 and 5)", paper="shariff2018",
         instance=f"n = {PATH_N:.0e} (m = {m} levels, σ = {sigma:.2f}), d = {BANDIT_D}, rounds 1–{R} of each episode",
         eps=v0.eps, delta=v0.delta, dof={"diagonal": R * int(diag.sum()), "off-diagonal": R * int((~diag).sum())},
         draw=draw)
