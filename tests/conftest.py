@@ -20,6 +20,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1]
 import pytest  # noqa: E402
 
 import compile_report  # noqa: E402
+from kernel_contract import parametrise_contract  # noqa: E402
 from workflow_runs import SUBSET, copy_workflow, data_config, snakemake  # noqa: E402
 
 
@@ -53,6 +54,11 @@ def _join_group(item, group: str) -> None:
     from _pytest.nodeid import NodeId
 
     item._id = NodeId.parse(new)
+
+
+def pytest_generate_tests(metafunc):
+    """The kernel/twin contract's tests, once per case and kernel (tests/kernel_contract.py)."""
+    parametrise_contract(metafunc)
 
 
 def pytest_itemcollected(item):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -32,9 +33,12 @@ from privopt.bandits.instances import (
     zone_cdf,
     zone_mode,
 )
-from privopt.bandits.kernels import sample_decision_sets_nb
+from privopt.bandits.kernels import episode_kernel, episode_kernel_batched, sample_decision_sets_nb
+from privopt.bandits.lockstep import lockstep_kernel
+from privopt.bandits.prefilter import episode_kernel_prefilter
 from privopt.fastrng import FastGenerator
 from privopt.seeding import seed_sequence
+from kernel_contract import KernelTwinContract
 
 N_PAPER = 50_000_000
 P_MIN = 1e-3
@@ -203,26 +207,55 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("case", range(len(CASES)))
-@pytest.mark.filterwarnings("ignore")
-def test_kernels_equal_numpy_reference(variant, case):
-    """Same seed ⇒ same streams ⇒ the numba kernels make the reference's decisions, round by round."""
+def _episode_values(res) -> dict:
+    """What a run returns that the kernels and the reference must agree on, bit for bit."""
+    return {"trace": res.trace, "regret": res.regret, "theta": res.theta,
+            "env_state_end": res.extra["env_state_end"], "n_optimal": res.n_optimal,
+            "pd_failures": res.pd_failures, "node_draws": res.node_draws}
+
+
+#: (variant, index in CASES) by id
+TWIN_CASES = {f"{variant}, case {case}": (variant, case) for variant in VARIANTS for case in range(len(CASES))}
+
+
+@functools.cache
+def _reference_episode(variant: str, case: int, seed: int) -> dict:
     inst, n_rounds = CASES[case]
     p = variant_params(variant, N_PAPER, inst.d)  # paper constants (prefix of a 5·10^7-round run)
-    ref = run_episode(p, inst, n_rounds, 77, trace=True, record=25, engine="numpy")
-    for kernel in ("onthefly", "buffered", "batched", "prefilter"):
-        res = run_episode(p, inst, n_rounds, 77, trace=True, record=25, kernel=kernel)
-        np.testing.assert_array_equal(res.trace, ref.trace)
-        np.testing.assert_array_equal(res.regret, ref.regret)
-        np.testing.assert_array_equal(res.theta, ref.theta)
-        np.testing.assert_array_equal(res.extra["env_state_end"], ref.extra["env_state_end"])
-        assert res.n_optimal == ref.n_optimal and res.pd_failures == ref.pd_failures == 0
-        assert res.node_draws == ref.node_draws
-    if p.mechanism != "none":
-        # the kernel's path tree drew m nodes, then 1 + min(tz(t−1), m−1) in rounds t ≥ 2
-        expect = p.m + sum(1 + min((s & -s).bit_length() - 1, p.m - 1) for s in range(1, n_rounds))
-        assert res.node_draws == expect
+    return _episode_values(run_episode(p, inst, n_rounds, seed, trace=True, record=25, engine="numpy"))
+
+
+@pytest.mark.filterwarnings("ignore")
+class TestLinUCBKernelsTwin(KernelTwinContract):
+    """Same seed ⇒ same streams ⇒ each numba kernel makes the numpy reference's decisions, round by round (the
+    reference: privopt.bandits.linucb; the lockstep kernel as "buffered", with this one variant)."""
+
+    kernels = (episode_kernel, episode_kernel_batched, episode_kernel_prefilter, lockstep_kernel)
+    VARIANTS = ("onthefly", "buffered", "batched", "prefilter")
+    CASES = TWIN_CASES
+    SEEDS = (77, 78)
+
+    def run_kernel(self, kernel, case, seed):
+        variant, c = case
+        inst, n_rounds = CASES[c]
+        p = variant_params(variant, N_PAPER, inst.d)
+        res = run_episode(p, inst, n_rounds, seed, trace=True, record=25, kernel=kernel)
+        assert res.extra["kernel"] == kernel
+        return _episode_values(res)
+
+    def run_twin(self, case, seed):
+        return _reference_episode(*case, seed)
+
+    def test_no_pd_failure_and_the_path_trees_node_count(self, case_id):
+        """The kernel's path tree drew m nodes, then 1 + min(tz(t−1), m−1) in rounds t ≥ 2."""
+        variant, c = self.CASES[case_id]
+        inst, n_rounds = CASES[c]
+        p = variant_params(variant, N_PAPER, inst.d)
+        got = self.run_twin(self.CASES[case_id], self.SEEDS[0])
+        assert got["pd_failures"] == 0
+        expect = (p.m + sum(1 + min((s & -s).bit_length() - 1, p.m - 1) for s in range(1, n_rounds))
+                  if p.mechanism != "none" else 0)
+        assert got["node_draws"] == expect
 
 
 # ----------------------------------------------------------------------------- the prefilter kernel (issue 24)

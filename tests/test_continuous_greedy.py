@@ -14,6 +14,7 @@ import pytest
 from scipy import stats
 
 import privopt.submodular.continuous_greedy as cg
+from privopt.submodular import _cg_kernels as _k
 from privopt.submodular.continuous_greedy import (
     facility_multilinear,
     num_rounds,
@@ -22,6 +23,7 @@ from privopt.submodular.continuous_greedy import (
 )
 from privopt.submodular.matroids import partition_matroid, uniform_matroid
 from privopt.submodular.objectives import CutFunction, FacilityLocation
+from kernel_contract import KernelTwinContract, assert_same
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -128,37 +130,80 @@ MATROIDS = {
 # ------------------------------------------------------------------ fast path == reference
 
 
-@pytest.mark.parametrize("mask_path", [True, False])
-@pytest.mark.parametrize("matroid_name", ["uniform", "partition"])
-@pytest.mark.parametrize("eta", [0.25, 0.3])
-def test_fast_G_equals_generic_reference(monkeypatch, mask_path, matroid_name, eta):
-    monkeypatch.setattr(cg, "_MASK_MAX_ROWS", 12 if mask_path else 0)
-    for seed in range(2):
-        d = _facility_instance(seed)
-        mat = MATROIDS[matroid_name](d.shape[0])
-        kw = dict(eta=eta, eps0=3.0, scores="G", s=150, record_scores=True)
-        fast = private_continuous_greedy(d, mat, rng=np.random.default_rng(seed), **kw)
-        ref = private_continuous_greedy(d, mat, rng=np.random.default_rng(seed), reference=True, **kw)
-        np.testing.assert_array_equal(fast.bases, ref.bases)
-        np.testing.assert_array_equal(fast.counts, ref.counts)
-        np.testing.assert_array_equal(np.isnan(fast.score_trace), np.isnan(ref.score_trace))
-        np.testing.assert_allclose(fast.score_trace, ref.score_trace, rtol=0, atol=1e-10)
-        np.testing.assert_allclose(fast.value, ref.value, rtol=1e-12)
-        np.testing.assert_allclose(fast.y, ref.y)
+def _pcg_runs(case, seed, instances, **kw):
+    """PCG (eps0 = 3) on each facility instance ``_facility_instance(i)`` of ``instances`` with the rng
+    ``default_rng(seed + i)`` (seed 0: the draws of the tests before the contract); the values compared, by
+    instance."""
+    out = {}
+    for i in instances:
+        d = _facility_instance(i)
+        res = private_continuous_greedy(d, MATROIDS[case["matroid"]](d.shape[0]), eta=case["eta"], eps0=3.0,
+                                        rng=np.random.default_rng(seed + i), record_scores=True, **kw)
+        out.update({f"{field}[d{i}]": getattr(res, field) for field in ("bases", "counts", "y", "score_trace")})
+        out[f"value[d{i}]"] = res.value
+    return out
 
 
-@pytest.mark.parametrize("matroid_name", ["uniform", "partition"])
-@pytest.mark.parametrize("eta", [0.25, 0.3])
-def test_fast_exact_F_equals_generic_reference(matroid_name, eta):
-    for seed in range(3):
-        d = _facility_instance(seed)
-        mat = MATROIDS[matroid_name](d.shape[0])
-        kw = dict(eta=eta, eps0=3.0, scores="exact_F", record_scores=True)
-        fast = private_continuous_greedy(d, mat, rng=np.random.default_rng(seed), **kw)
-        ref = private_continuous_greedy(d, mat, rng=np.random.default_rng(seed), reference=True, **kw)
-        np.testing.assert_array_equal(fast.bases, ref.bases)
-        np.testing.assert_allclose(fast.score_trace, ref.score_trace, rtol=0, atol=1e-10)
-        np.testing.assert_allclose(fast.value, ref.value, rtol=1e-12)
+def _assert_pcg_agree(got, want):
+    """Bases, counts and y bit for bit; the scores (NaN at the same non-candidates) to 1e-10 and the value to
+    rtol 1e-12: the kernels keep incremental per-sample state (G) or the closed-form gradient (F) and the value
+    as the telescoping sum of the picked scores, the reference recomputes from scratch, so the sums are taken in
+    another order (round-off of a few ulps)."""
+    missing = sorted(set(want) - set(got))
+    assert not missing, f"the kernel returns no {missing}"
+    for name, value in want.items():
+        if name.startswith("score_trace"):
+            np.testing.assert_allclose(got[name], value, rtol=0, atol=1e-10, err_msg=name)  # NaNs must match too
+        elif name.startswith("value"):
+            np.testing.assert_allclose(got[name], value, rtol=1e-12, err_msg=name)
+        else:
+            assert_same(name, got[name], value)
+
+
+_PCG_CASES = {f"{matroid}-eta{eta}": dict(matroid=matroid, eta=eta) for matroid in ("uniform", "partition")
+              for eta in (0.25, 0.3)}
+
+
+class TestPcgFacilityGTwin(KernelTwinContract):
+    """pcg_facility_G (the fast facility path, scores G, s = 150) against the generic numpy path
+    (``reference=True``) on instances 0 and 1, with the per-sample state memoised by row bitmask (``masks``,
+    _MASK_MAX_ROWS = 12) or kept as Dmin (``dmin``, _MASK_MAX_ROWS = 0)."""
+
+    kernels = (_k.pcg_facility_G,)
+    CASES = _PCG_CASES
+    VARIANTS = ("masks", "dmin")
+    SEEDS = (0, 1)
+    INSTANCES = (0, 1)
+
+    def run_kernel(self, variant, case, seed):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(cg, "_MASK_MAX_ROWS", 12 if variant == "masks" else 0)
+            return _pcg_runs(case, seed, self.INSTANCES, scores="G", s=150)
+
+    def run_twin(self, case, seed):
+        return _pcg_runs(case, seed, self.INSTANCES, scores="G", s=150, reference=True)
+
+    def assert_agree(self, got, want):
+        _assert_pcg_agree(got, want)
+
+
+class TestPcgFacilityFTwin(KernelTwinContract):
+    """pcg_facility_F (the fast facility path, scores exact_F) against the generic numpy path (``reference=True``,
+    F by enumeration) on instances 0, 1 and 2."""
+
+    kernels = (_k.pcg_facility_F,)
+    CASES = _PCG_CASES
+    SEEDS = (0, 1)
+    INSTANCES = (0, 1, 2)
+
+    def run_kernel(self, variant, case, seed):
+        return _pcg_runs(case, seed, self.INSTANCES, scores="exact_F")
+
+    def run_twin(self, case, seed):
+        return _pcg_runs(case, seed, self.INSTANCES, scores="exact_F", reference=True)
+
+    def assert_agree(self, got, want):
+        _assert_pcg_agree(got, want)
 
 
 # -------------------------------------------------------------- exact multilinear (§2.7)

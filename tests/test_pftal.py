@@ -12,13 +12,14 @@ from scipy import optimize
 
 from privopt.fastrng import FastGenerator
 from privopt.mechanisms.laplace import l2_laplace
-from privopt.online.bandit_pftal import bandit_numpy, bandit_setup, run_bandit
+from privopt.online.bandit_pftal import bandit_kernel, bandit_numpy, bandit_setup, run_bandit
 from privopt.online.comparators import best_fixed, best_fixed_squared, geometric_median
 from privopt.online.losses import DISTANCE, SQUARED, loss_code, loss_grad_into, loss_value_grad
-from privopt.online.pftal import h_star, h_text, pftal_numpy, pftal_setup, run_pftal
+from privopt.online.pftal import h_star, h_text, pftal_kernel, pftal_numpy, pftal_setup, run_pftal
 from privopt.online.projections import project_ball, project_ball_inplace
 from privopt.mechanisms.tree import tree_levels
 from privopt.mechanisms.tbap import tbap
+from kernel_contract import KernelTwinContract
 
 
 def _disk(n, p, seed):
@@ -122,21 +123,35 @@ def test_nonprivate_ftal_is_follow_the_leader_for_the_squared_loss():
     assert s.lam == 0.0
 
 
-@pytest.mark.parametrize("loss, p", [("sc", 2), ("gc", 2), ("sc", 9), ("gc", 9)])
-def test_kernel_equals_numpy_reference_bit_for_bit(loss, p):
-    T, eps = 100, [0.5, 2.0, math.inf]
-    pts = _disk(300, p, 6)
-    idx = np.random.default_rng(7).integers(0, 300, size=(2, T))
-    setups = [pftal_setup(loss, T, p, e) for e in eps for _ in range(2)]
-    rows = [i for _ in eps for i in range(2)]
-    states = _states(len(setups), 10)
-    gens = [FastGenerator(10 + r) for r in range(len(setups))]
-    out = run_pftal(pts, idx, rows, setups, states, record=True)
-    cum, ratio, w = pftal_numpy(pts, idx, np.array(rows), loss_code(loss), setups[0].regularised, T,
-                                [s.H for s in setups], [s.mu for s in setups], [s.lam for s in setups], 1.0, gens,
-                                record=True)
-    assert np.array_equal(cum, out["cum_loss"]) and np.array_equal(w, out["w"]) and np.array_equal(ratio, out["max_ratio"])
-    assert np.array_equal(states, np.stack([g.state for g in gens]))
+class TestPftalTwin(KernelTwinContract):
+    """pftal_kernel (run_pftal, the tree counter) against pftal_numpy on per-replica FastGenerators: costs,
+    max ratios, every iterate and the noise states left behind, bit for bit (three ε, ε = ∞ too, two seed rows)."""
+
+    kernels = (pftal_kernel,)
+    CASES = {f"{loss}-p{p}": (loss, p) for loss in ("sc", "gc") for p in (2, 9)}
+    T, EPS = 100, (0.5, 2.0, math.inf)
+    ROWS = [i for _ in EPS for i in range(2)]
+
+    def _stream(self, case):
+        loss, p = case
+        pts = _disk(300, p, 6)
+        idx = np.random.default_rng(7).integers(0, 300, size=(2, self.T))
+        return pts, idx, [pftal_setup(loss, self.T, p, e) for e in self.EPS for _ in range(2)]
+
+    def run_kernel(self, variant, case, seed):
+        pts, idx, setups = self._stream(case)
+        states = _states(len(setups), 10 * seed)
+        out = run_pftal(pts, idx, self.ROWS, setups, states, record=True)
+        return {"cum_loss": out["cum_loss"], "max_ratio": out["max_ratio"], "w": out["w"], "states": states}
+
+    def run_twin(self, case, seed):
+        loss, _ = case
+        pts, idx, setups = self._stream(case)
+        gens = [FastGenerator(10 * seed + r) for r in range(len(setups))]
+        cum, ratio, w = pftal_numpy(pts, idx, np.array(self.ROWS), loss_code(loss), setups[0].regularised, self.T,
+                                    [s.H for s in setups], [s.mu for s in setups], [s.lam for s in setups], 1.0,
+                                    gens, record=True)
+        return {"cum_loss": cum, "max_ratio": ratio, "w": w, "states": np.stack([g.state for g in gens])}
 
 
 def test_parameters():
@@ -201,18 +216,40 @@ def test_bandit_parameters_and_cap():
     assert small.beta == 0.5 and small.beta_capped
 
 
-def test_bandit_kernel_equals_numpy_reference_and_plays_inside_C():
-    T, p = 300, 2
-    pts = _disk(400, p, 12)
-    idx = np.random.default_rng(13).integers(0, 400, size=(2, T))
-    for rule in ("oblivious", "adaptive"):
-        setups = [bandit_setup("sc", T, p, e, beta_rule=rule, B=2.0) for e in (1.0, math.inf) for _ in range(2)]
-        rows = [0, 1, 0, 1]
-        out = run_bandit(pts, idx, rows, setups, _states(4), _states(4, 50))
-        cum, ratio, ymax = bandit_numpy(pts, idx, np.array(rows), 0, T, [s.H for s in setups], [s.beta for s in setups],
-                                        [s.mu for s in setups], [s.lam for s in setups], 1.0,
-                                        [FastGenerator(i) for i in range(4)], [FastGenerator(50 + i) for i in range(4)])
-        assert np.array_equal(cum, out["cum_loss"]) and np.array_equal(ratio, out["max_ratio"])
+class TestBanditPftalTwin(KernelTwinContract):
+    """bandit_kernel (run_bandit) against bandit_numpy on per-replica FastGenerators (noise and exploration
+    streams): costs, max ratios, max |loss value| and both streams' states left behind, bit for bit; and the
+    played points stay inside C (|f_t| ≤ B, the TBAP bound holds)."""
+
+    kernels = (bandit_kernel,)
+    CASES = {"oblivious": "oblivious", "adaptive": "adaptive"}
+    T, p, ROWS = 300, 2, [0, 1, 0, 1]
+
+    def _stream(self, rule):
+        pts = _disk(400, self.p, 12)
+        idx = np.random.default_rng(13).integers(0, 400, size=(2, self.T))
+        return pts, idx, [bandit_setup("sc", self.T, self.p, e, beta_rule=rule, B=2.0) for e in (1.0, math.inf)
+                          for _ in range(2)]
+
+    def run_kernel(self, variant, case, seed):
+        pts, idx, setups = self._stream(case)
+        noise, explore = _states(4, 100 * seed), _states(4, 100 * seed + 50)
+        out = run_bandit(pts, idx, self.ROWS, setups, noise, explore)
+        return {"cum_loss": out["cum_loss"], "max_ratio": out["max_ratio"], "max_value": out["max_value"],
+                "noise": noise, "explore": explore}
+
+    def run_twin(self, case, seed):
+        pts, idx, setups = self._stream(case)
+        noise = [FastGenerator(100 * seed + i) for i in range(4)]
+        explore = [FastGenerator(100 * seed + 50 + i) for i in range(4)]
+        cum, ratio, ymax = bandit_numpy(pts, idx, np.array(self.ROWS), 0, self.T, [s.H for s in setups],
+                                        [s.beta for s in setups], [s.mu for s in setups], [s.lam for s in setups],
+                                        1.0, noise, explore)
+        return {"cum_loss": cum, "max_ratio": ratio, "max_value": ymax,
+                "noise": np.stack([g.state for g in noise]), "explore": np.stack([g.state for g in explore])}
+
+    def test_plays_inside_C(self, case_id):
+        out = self.run_kernel("kernel", self.CASES[case_id], self.SEEDS[0])
         assert np.all(out["max_value"] <= 2.0) and np.all(out["max_ratio"] <= 1.0)
 
 

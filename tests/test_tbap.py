@@ -21,6 +21,7 @@ from privopt.mechanisms.laplace import (
 )
 from privopt.mechanisms.tree import TreeAggregator, dyadic_leaf_nodes, dyadic_nodes, tree_levels
 from privopt.mechanisms.tbap import (
+    _tbap_kernel,
     tbap,
     tbap_add,
     tbap_error_sq,
@@ -28,6 +29,7 @@ from privopt.mechanisms.tbap import (
     tbap_releases,
     tbap_scale,
 )
+from kernel_contract import KernelTwinContract
 
 
 class OneHotSampler:
@@ -158,14 +160,59 @@ def test_numba_step_equals_the_tree_class_bit_for_bit():
             tree.add(items[s - 1])
             tbap_add(state, s, d, lam, items[s - 1], xsum, eta, partial, buf)
             assert np.array_equal(tree.release(), xsum + partial[0])
-        rel = tbap_releases(items, lam, FastGenerator(T).state[None, :].copy())
-        assert np.array_equal(rel[0, -1], tree.release())
+
+
+def _tbap_twin(items: np.ndarray, lam: float, gens) -> tuple[np.ndarray, np.ndarray]:
+    """The plain-numpy twin of ``_tbap_kernel``: one :func:`tbap` tree (TreeAggregator) per generator, its
+    releases v̂_1..v̂_T, and Σ_r ‖N_r(t)‖² with N the tree's noise (= v̂_t − v_t), summed in the kernel's
+    order."""
+    T, d = items.shape
+    releases, error_sq = np.zeros((len(gens), T, d)), np.zeros(T)
+    for r, gen in enumerate(gens):
+        tree = tbap(T, d, lam, gen)
+        for s in range(1, T + 1):
+            tree.add(items[s - 1])
+            releases[r, s - 1] = tree.release()
+            e = 0.0
+            for v in tree.noise():
+                e += v * v
+            error_sq[s - 1] += e
+    return releases, error_sq
+
+
+class TestTbapTwin(KernelTwinContract):
+    """``_tbap_kernel`` (behind tbap_releases and tbap_error_sq) against one TreeAggregator per run
+    (:func:`_tbap_twin`): every release, the summed squared errors and the noise states left behind, bit for
+    bit; two independent runs per call (the kernel resets its tree between them).  ε = ∞ (λ = 0, no draws):
+    test_no_noise_gives_exact_prefix_sums."""
+
+    kernels = (_tbap_kernel,)
+    CASES = {"T=37-d=3": (37, 3, 0.7), "T=64-d=1": (64, 1, 2.0)}
+    RUNS = 2
+
+    @staticmethod
+    def _items(case):
+        T, d, _ = case
+        return np.random.default_rng(T).standard_normal((T, d))
+
+    def run_kernel(self, variant, case, seed):
+        T, d, lam = case
+        items, states = self._items(case), _states(self.RUNS, 10 * seed)
+        releases, error_sq = np.zeros((self.RUNS, T, d)), np.zeros(T)
+        _tbap_kernel(items, lam, states, releases, error_sq)
+        return {"releases": releases, "error_sq": error_sq, "states": states}
+
+    def run_twin(self, case, seed):
+        _, _, lam = case
+        gens = [FastGenerator(10 * seed + r) for r in range(self.RUNS)]
+        releases, error_sq = _tbap_twin(self._items(case), lam, gens)
+        return {"releases": releases, "error_sq": error_sq, "states": np.stack([g.state for g in gens])}
 
 
 def test_no_noise_gives_exact_prefix_sums():
     items = np.random.default_rng(1).standard_normal((50, 4))
     rel = tbap_releases(items, 0.0, _states(2))
-    np.testing.assert_allclose(rel[1], np.cumsum(items, axis=0), atol=1e-12)
+    assert np.array_equal(rel, np.broadcast_to(np.cumsum(items, axis=0), rel.shape))  # λ = 0: noise 0.0, exact sums
 
 
 def test_error_second_moment_is_popcount_d_d_plus_1_lambda_squared():
