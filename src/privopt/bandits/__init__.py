@@ -7,6 +7,7 @@ How the paper was read: docs/papers/shariff2018.md, "Reading of the paper".  Mod
 * :mod:`.instances` — θ*, exact spherical-zone arm sampler, rewards, exact zone law.
 * :mod:`.streams` — a run's environment / noise / audit random streams, derived from its seed.
 * :mod:`.results` — the recording grid and :class:`EpisodeResult`, shared by both engines.
+* :mod:`.round` — one round of Algorithm 1 for one or several variants: the round loop every kernel shares.
 * :mod:`.kernels` — the numba episode kernels (all variants).
 * :mod:`.prefilter` — the large-d kernel: float32 scores with a rigorous bound, the argmax in float64.
 * :mod:`.lockstep` — one numba kernel running several variants of a seed together (exactly as one by one).

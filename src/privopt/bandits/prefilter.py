@@ -54,8 +54,8 @@ E_j is the sum of these terms (widths times β), times (1 + 10⁻⁶), which cov
 ρ_i, A, F, ξ_j and of the bound's own evaluation (each ≤ 10⁻¹³ relative; the float32 terms are ≈ d·6·10⁻⁸).
 
 Everything else — tree noise, release and Cholesky, β_t, B = C⁻¹Q, the chosen arm's embedding, the
-reward and the statistics update — is the reference kernel's code: the shared round functions
-:func:`~privopt.bandits.kernels._round_start` and :func:`~privopt.bandits.kernels._round_end`.
+reward and the statistics update — is the round every kernel shares (:mod:`privopt.bandits.round`):
+:func:`~privopt.bandits.round.round_start_one` and :func:`~privopt.bandits.round.round_end_one`.
 BLAS threads: set ``OPENBLAS_NUM_THREADS=1`` when running one job per core.
 """
 
@@ -66,15 +66,8 @@ import math
 import numba
 import numpy as np
 
-from privopt.bandits.kernels import (
-    TIE_RTOL,
-    _episode_buffers,
-    _record_start,
-    _round_end,
-    _round_start,
-    decision_set_start,
-    draw_arm_t,
-)
+from privopt.bandits.kernels import TIE_RTOL, decision_set_start, draw_arm_t
+from privopt.bandits.round import one_variant, record_start, round_end_one, round_start_one
 from privopt.fastrng.counter_based import fill_normals, fix_normals
 from privopt.fastrng import rng_load, rng_store
 
@@ -188,7 +181,9 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     docstring); ``stats`` (int64[2]) receives (rounds that fell back to scoring every arm in float64,
     candidates rescored in float64 over the episode).  Returns (pd_failures, n_optimal_choices, node_draws)."""
     d = len(dim_tag)
-    G, u, V, C, Ci, B, invd, ut, yv, cv, g, x, eta, Nsum, abuf, nodebuf = _episode_buffers(d, m, mech)
+    groups, lanes, tree, state, work, B, yv, beta_v, noise1, rec1, aud1, tr1 = one_variant(
+        dim_tag, noise, mech, m, df, node_scale, sigma_noise, shift, kappa, xi, sigma_r, rec_out, audit_out, trace)
+    x, best_v, mu_v = state[2], state[3], state[4]
     Tb = np.zeros(K)
     Sb = np.zeros(K)
     Gr = np.zeros((K, d))      # Gaussian directions, one arm per row (column 0 unused)
@@ -206,22 +201,16 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     tb = np.zeros(_LANES)
     sb = np.zeros(_LANES)
     ssb = np.zeros(8)
-    ri = _record_start(rec_t, rec_out)
+    ri = record_start(rec_t, rec1)
     ai = 0
-    pd_fail = 0
-    n_opt = 0
-    draws = 0
     n_fallback = 0
     n_cand = 0
     cum = 0.0
     g1 = _gamma(d + 3, _U32)
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
-        nd, failed, logdet, beta = _round_start(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
-                                                nodebuf, eta, Nsum, G, u, shift, kappa, xi, sigma_r, hv, hc, hs, V,
-                                                C, invd, ut, yv, Ci, cv, B)
-        draws += nd
-        pd_fail += failed
+        ai = round_start_one(t, dim_tag, noise1, groups, tree, lanes, state, work, hv, hc, hs, audit_t, aud1, ai)
+        beta = beta_v[0]
         # ---- the round's constants of the bound: row norms of B, A = Σ|y_i|ρ_i, F = Σρ_i² ----
         A = 0.0
         F = 0.0
@@ -334,15 +323,13 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
                 if best < 0 or val > best_ucb + TIE_RTOL * abs(best_ucb):
                     best_ucb = val
                     best = j
-        g[0] = Tb[best]  # x' of the chosen arm
+        best_v[0] = best  # the chosen arm: its T and x' = (T, sc·g)
+        mu_v[0] = Tb[best]
         scb = Sb[best]
         for k in range(1, d):
-            g[k] = scb * Gr[best, k]
-        est, cum, ai, ri, hit = _round_end(est, t, best, jo, g, d, hv, hc, hs, x, reward_gauss, G, u, opt_mean, cum,
-                                           mech, Nsum, shift, V, C, invd, yv, beta, logdet, audit_t, audit_out, ai,
-                                           rec_t, rec_out, ri, trace)
-        n_opt += hit
+            x[k, 0] = scb * Gr[best, k]
+        est, ri = round_end_one(est, t, dim_tag, reward_gauss, jo, opt_mean, hv, hc, hs, state, tr1, rec_t, rec1, ri)
     rng_store(env, est)
     stats[0] = n_fallback
     stats[1] = n_cand
-    return pd_fail, n_opt, draws
+    return state[8][0], state[7][0], tree[4][0]
