@@ -254,7 +254,7 @@ def episode_kernel(env, noise, dim_tag, K, opt_mean, low, high, om, hv, hc, hs, 
     g = np.zeros(d)
     bg = np.zeros(d)  # g of the best arm so far
     ri = record_start(rec_t, rec1)
-    ai = 0
+    ai = np.int64(0)  # not the literal 0: a plain call typed with Literal[int](0) would compile twice
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
         ai = round_start_one(t, dim_tag, noise1, groups, tree, lanes, state, work, hv, hc, hs, audit_t, aud1, ai)
@@ -318,7 +318,7 @@ def episode_kernel_batched(env, noise, dim_tag, K, opt_mean, low, high, om, hv, 
     mean = np.zeros(K)
     nrm = np.zeros(K)
     ri = record_start(rec_t, rec1)
-    ai = 0
+    ai = np.int64(0)  # not the literal 0: a plain call typed with Literal[int](0) would compile twice
     est = rng_load(env)  # environment state kept in registers for the whole episode
     for t in range(1, n_rounds + 1):
         ai = round_start_one(t, dim_tag, noise1, groups, tree, lanes, state, work, hv, hc, hs, audit_t, aud1, ai)

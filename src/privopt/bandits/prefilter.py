@@ -202,7 +202,7 @@ def episode_kernel_prefilter(env, noise, dim_tag, K, opt_mean, low, high, om, hv
     sb = np.zeros(_LANES)
     ssb = np.zeros(8)
     ri = record_start(rec_t, rec1)
-    ai = 0
+    ai = np.int64(0)  # not the literal 0: a plain call typed with Literal[int](0) would compile twice
     n_fallback = 0
     n_cand = 0
     cum = 0.0

@@ -23,7 +23,11 @@ A change to the algorithm outside the scoring is therefore made once, here.  :fu
 one-variant round at d = 5 took 1.56 instead of 1.19 µs, issue 40); the single-variant kernels call them
 through the plain functions :func:`round_start_one` and :func:`round_end_one` (one lane), each typed and
 compiled once per d and shared by the three (a helper inlined at every call site of every specialisation had
-taken half of a cold compilation).  The work arrays are allocated inside each kernel
+taken half of a cold compilation).  Two things keep that one compilation per d: :func:`round_start_one` types
+only the path tree's noise (its kernels' one group never is a continual counter), and the kernels pass it an
+``int64`` audit index, not the literal ``0`` (a call typed once with ``Literal[int](0)`` and once with
+``int64`` compiles the callee twice); with the counter code typed and compiled twice, a cold on-the-fly kernel
+at d = 5 had cost 28.7 CPU-s against 14.1 before the shared loop and 18.3 after these two changes.  The work arrays are allocated inside each kernel
 (:func:`round_buffers`, inlined): behind a call, the batched round at d = 16 took 20 % longer.
 
 Lanes (issue 36): the variants' statistics and the arrays of steps 1 and 3 hold the variants along the last
@@ -467,18 +471,12 @@ def one_variant(dim_tag, noise, mech, m, df, node_scale, sigma_noise, shift, kap
 
 
 @numba.njit(cache=True, inline="always")
-def round_start(t, dim_tag, lane_tag, noise, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai):
-    """Step 1 of round t (module docstring): the noise of every group; per lane the released V_t and ũ_t, the
-    Cholesky (the PD fallback lane by lane, counted in ``pd_fail``), log det V_t (in ``ld``), y = C⁻¹ũ_t (``ys``),
-    β_t (``beta``), B = C⁻¹Q and the audit rows of round t (``audit_out[v]``).  Returns the next audit row."""
+def _groups_noise(t, dim_tag, noise, groups, tree):
+    """The released noise of round t of every noise group: its continual counter's, or its path tree's."""
     d = len(dim_tag)
-    nv = len(lane_tag)
     npk = (d + 1) * (d + 2) // 2 - 1
     gmech, gm, gdf, gscale, gsigma, gcounter, gcn, gparams, gibuf, gbuf, ggbuf = groups
     eta, Nsum, abuf, nodebuf, gdraws = tree
-    vgroup, vnoise, vshift, vkappa, vxi, vsigma = lanes
-    G, u, x, best, mu, yr, cum, n_opt, pd_fail = state
-    V, ut, C, invd, ys, Ci, cv, B, ok, acc, ld, beta, Vs, Cs, invds = work
     for gi in range(gmech.shape[0]):
         if gcounter[gi] >= 0:
             if t >= 2:
@@ -488,6 +486,27 @@ def round_start(t, dim_tag, lane_tag, noise, groups, tree, lanes, state, work, h
         elif gmech[gi] != 0:
             gdraws[gi] += _tree_step(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi], gsigma[gi],
                                      abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
+
+
+@numba.njit(cache=True, inline="always")
+def round_start(t, dim_tag, lane_tag, noise, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai):
+    """Step 1 of round t (module docstring): the noise of every group; per lane the released V_t and ũ_t, the
+    Cholesky (the PD fallback lane by lane, counted in ``pd_fail``), log det V_t (in ``ld``), y = C⁻¹ũ_t (``ys``),
+    β_t (``beta``), B = C⁻¹Q and the audit rows of round t (``audit_out[v]``).  Returns the next audit row."""
+    _groups_noise(t, dim_tag, noise, groups, tree)
+    return _lanes_step(t, dim_tag, lane_tag, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai)
+
+
+@numba.njit(cache=True, inline="always")
+def _lanes_step(t, dim_tag, lane_tag, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai):
+    """:func:`round_start` after the noise: the lanes' release, Cholesky, log det, y, β_t, B and audit rows."""
+    d = len(dim_tag)
+    nv = len(lane_tag)
+    gmech = groups[0]
+    Nsum = tree[1]
+    vgroup, vnoise, vshift, vkappa, vxi, vsigma = lanes
+    G, u, x, best, mu, yr, cum, n_opt, pd_fail = state
+    V, ut, C, invd, ys, Ci, cv, B, ok, acc, ld, beta, Vs, Cs, invds = work
     _release_lanes(G, u, Nsum, vgroup, vnoise, vshift, nv, d, V, ut)
     _cholesky_lanes(V, C, invd, nv, d, ok, acc)
     for v in range(nv):
@@ -570,8 +589,14 @@ def round_end(est, t, dim_tag, lane_tag, reward_gauss, jo, opt_mean, hv, hc, hs,
 
 @numba.njit(cache=True)
 def round_start_one(t, dim_tag, noise, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai):
-    """:func:`round_start` of one lane, a plain call: compiled once per d, shared by the single-variant kernels."""
-    return round_start(t, dim_tag, (0,), noise, groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai)
+    """:func:`round_start` of one lane, a plain call: compiled once per d, shared by the single-variant kernels.
+    Their one noise group is a path tree (:func:`one_group`), so the continual counters' code is not typed here."""
+    gmech, gm, gdf, gscale, gsigma = groups[0], groups[1], groups[2], groups[3], groups[4]
+    eta, Nsum, abuf, nodebuf, gdraws = tree
+    if gmech[0] != 0:
+        gdraws[0] += _tree_step(noise[0], gmech[0], t, gm[0], dim_tag, gdf[0], gscale[0], gsigma[0], abuf[0],
+                                nodebuf[0], eta[0], Nsum[0])
+    return _lanes_step(t, dim_tag, (0,), groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai)
 
 
 @numba.njit(cache=True)
