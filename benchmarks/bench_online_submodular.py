@@ -1,8 +1,8 @@
 """Speed of the online submodular maximisation kernels (spec online-submodular-max.md §8; Perez-Salazar & Cummings).
 
 Prints µs per round per replica (CPU time) of the numba kernels that run every replica of a configuration in
-one call (:mod:`privopt.online._osm_kernels`), beside the plain-numpy batched version of the same algorithm
-(:mod:`privopt.online.osm_numpy`: the spec prototype's design, Gumbel-max draws on a ``G[R, k, n]`` state),
+one call (:mod:`privopt.online.osm.kernels`), beside the plain-numpy batched version of the same algorithm
+(`benchmarks/osm_numpy.py`: the spec prototype's design, Gumbel-max draws on a ``G[R, k, n]`` state),
 timed in the same process on the same instance:
 
 * FI-DP at k = 3, |U| = 30 (SYN-CLICK ``main``), the F1 ε grid + SG-NP + UNIF, ``--seeds`` seeds each, at
@@ -29,10 +29,10 @@ import time
 import numpy as np
 
 from privopt.experiments.perezsalazar2021 import syn
-from privopt.online import osm_parameters as par
-from privopt.online.coverage import Stream
-from privopt.online.osm_numpy import bandit_numpy, fi_numpy
-from privopt.online.submodular_max import run_bandit, run_full_information, states_from
+from privopt.online.osm import parameters as par
+from privopt.online.osm.coverage import Stream
+from osm_numpy import bandit_numpy, fi_numpy
+from privopt.online.osm.submodular_max import run_bandit, run_full_information, states_from
 
 FI_EPS = (1, 3, 5, 10, 20, 40, 100)
 BANDIT_EPS = (10, 50, 300, 1000, 3000)

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from privopt.submodular import _cg_kernels
+from privopt.submodular import kernels as _cg_kernels
 from privopt.submodular.continuous_greedy import private_continuous_greedy
 from privopt.submodular.matroids import partition_matroid, uniform_matroid
 
@@ -113,7 +113,7 @@ def main() -> None:
         print(f"{label:40s} {scores:8s} {first * 1e3:9.1f}ms {med * 1e3:8.2f}ms   {peer}")
 
     from_cache = all(
-        sum(getattr(_cg_kernels, name).stats.cache_hits.values()) > 0 for name in ("pcg_facility_G", "pcg_facility_F")
+        sum(getattr(_cg_kernels, name).stats.cache_hits.values()) > 0 for name in ("pcg_facility_G_kernel", "pcg_facility_F_kernel")
     )
     print(
         "first call = numba " + ("cache load" if from_cache else "compile (cold cache)")

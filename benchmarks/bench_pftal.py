@@ -2,8 +2,8 @@
 
 For each kernel prints CPU ns per step per replica (a replica = one (ε, seed) pair) of the numba kernel (median
 and best of ``--repeats`` runs of ``--steps`` steps × ``--replicas`` replicas, ε = 1, points uniform in the
-unit ball) beside the numpy version of the same algorithm (:func:`privopt.online.pftal.pftal_numpy`,
-:func:`privopt.online.bandit_pftal.bandit_numpy`: vectorised over the replicas, noise drawn in bulk from a
+unit ball) beside the numpy version of the same algorithm (:func:`privopt.online.pftal.reference.pftal_reference`,
+:func:`privopt.online.pftal.reference.bandit_pftal_reference`: vectorised over the replicas, noise drawn in bulk from a
 numpy Generator — the same law; with per-replica FastGenerators the same functions reproduce the kernel bit
 for bit, but draw replica by replica — ``--ref-steps`` steps), timed in the same process, and their ratio; also the first call (compilation or
 cache load).  The spec's numpy prototype ran PFTAL at ≈ 30–60 µs per step for R = 60 replicas, i.e.
@@ -29,10 +29,11 @@ import time
 import numpy as np
 
 from privopt.fastrng import FastGenerator
-from privopt.online.bandit_pftal import bandit_numpy, bandit_setup, run_bandit
-from privopt.online.comparators import best_fixed
-from privopt.online.losses import loss_code
-from privopt.online.pftal import pftal_numpy, pftal_setup, run_pftal
+from privopt.online.pftal.bandit import bandit_setup, run_bandit
+from privopt.online.pftal.comparators import best_fixed
+from privopt.online.pftal.losses import loss_code
+from privopt.online.pftal.full import pftal_setup, run_pftal
+from privopt.online.pftal.reference import bandit_pftal_reference, pftal_reference
 from privopt.mechanisms.tbap import tbap_error_sq
 
 POOL = 100_000
@@ -75,7 +76,7 @@ def time_pftal_numpy(loss: str, p: int, steps: int, replicas: int, cpu: bool = T
     gens = np.random.default_rng(2)  # bulk draws: the fast numpy version (same law as the kernel)
     clock = _clock(cpu)
     t0 = clock()
-    pftal_numpy(pts, idx, np.arange(replicas), loss_code(loss), s.regularised, steps, [s.H] * replicas,
+    pftal_reference(pts, idx, np.arange(replicas), loss_code(loss), s.regularised, steps, [s.H] * replicas,
                 [s.mu] * replicas, [s.lam] * replicas, 1.0, gens)
     return 1e9 * (clock() - t0) / (steps * replicas)
 
@@ -103,7 +104,7 @@ def time_bandit_numpy(steps: int, replicas: int, cpu: bool = True) -> float:
     s = bandit_setup("sc", steps, 2, 1.0, beta_rule="adaptive", B=2.0)
     clock = _clock(cpu)
     t0 = clock()
-    bandit_numpy(pts, idx, np.arange(replicas), 0, steps, [s.H] * replicas, [s.beta] * replicas, [s.mu] * replicas,
+    bandit_pftal_reference(pts, idx, np.arange(replicas), 0, steps, [s.H] * replicas, [s.beta] * replicas, [s.mu] * replicas,
                  [s.lam] * replicas, 1.0, np.random.default_rng(2), np.random.default_rng(3))
     return 1e9 * (clock() - t0) / (steps * replicas)
 

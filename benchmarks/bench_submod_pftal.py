@@ -1,10 +1,10 @@
 """Speed of SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings; spec online-convex-and-submodular-min.md §3.1).
 
 Prints µs per step per replica (a replica = one (ε, seed) pair) of the numba kernels
-(:func:`privopt.online.submod_pftal.run_submod`: median and best of ``--repeats`` runs of ``--steps`` steps ×
+(:func:`privopt.online.submod_pftal.algorithm.run_submod`: median and best of ``--repeats`` runs of ``--steps`` steps ×
 ``--replicas`` replicas, ε = 1, RC-MRF with cells drawn from a fixed skewed law) beside the plain-numpy
-batched version of the same algorithm (:func:`~privopt.online.submod_pftal.submod_full_numpy`,
-:func:`~privopt.online.submod_pftal.submod_bandit_numpy`: vectorised over the replicas, noise and
+batched version of the same algorithm (:func:`~privopt.online.submod_pftal.reference.submod_full_reference`,
+:func:`~privopt.online.submod_pftal.reference.submod_bandit_reference`: vectorised over the replicas, noise and
 rounding drawn in bulk from numpy Generators — the same law; ``--ref-steps`` steps), timed in the same
 process, and their ratio; also the first call (compilation or cache load).  Configurations: SubmodPFTAL at
 n = 8 and 64, BanditSubmodPFTAL at n = 4 and 16 (the spec's numpy prototype at R = 60: 1.7, 6.7, 2.5 and
@@ -25,8 +25,8 @@ import numpy as np
 
 from privopt.experiments.cardoso2019.grid import rc_mrf
 from privopt.fastrng import FastGenerator
-from privopt.online.submod_pftal import (bandit_setup, full_setup, run_submod, submod_bandit_numpy,
-                                         submod_full_numpy)
+from privopt.online.submod_pftal.algorithm import bandit_setup, full_setup, run_submod
+from privopt.online.submod_pftal.reference import submod_bandit_reference, submod_full_reference
 
 CONFIGS = (("full", 8), ("full", 64), ("bandit", 4), ("bandit", 16))
 PROTOTYPE_US = {("full", 8): 1.7, ("full", 64): 6.7, ("bandit", 4): 2.5, ("bandit", 16): 6.0}
@@ -70,10 +70,10 @@ def time_numpy(mode: str, n: int, steps: int, replicas: int, cpu: bool) -> float
     clock = time.process_time if cpu else time.perf_counter
     t0 = clock()
     if mode == "full":
-        submod_full_numpy(inst, c, np.arange(R), steps, [s.H] * R, [s.mu] * R, [s.lam] * R,
+        submod_full_reference(inst, c, np.arange(R), steps, [s.H] * R, [s.mu] * R, [s.lam] * R,
                           np.random.default_rng(2), np.random.default_rng(3))
     else:
-        submod_bandit_numpy(inst, c, np.arange(R), steps, [s.H] * R, [s.gamma] * R, [s.mu] * R, [s.lam] * R,
+        submod_bandit_reference(inst, c, np.arange(R), steps, [s.H] * R, [s.gamma] * R, [s.mu] * R, [s.lam] * R,
                             np.random.default_rng(2), np.random.default_rng(3))
     return 1e6 * (clock() - t0) / (steps * replicas)
 

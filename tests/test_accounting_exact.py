@@ -15,7 +15,7 @@ from privopt.mechanisms import accounting as acc
 from privopt.mechanisms import exact_accounting as ea
 from privopt.mechanisms.counting import analytic_gaussian_sigma
 from privopt.mechanisms.counting import gaussian_delta as counting_gaussian_delta
-from privopt.online.osm_privacy import eps_cert, eps_cert_exact
+from privopt.online.osm.privacy import eps_cert, eps_cert_exact
 
 M, L2 = 27, 2.0  # Shariff & Sheffet: n = 5·10^7 gives m = 27 tree levels; L̃² = 2
 SENS = math.sqrt(M) * L2

@@ -1,6 +1,6 @@
 """privopt.pipeline.blas: the OpenBLAS kernel family the workflow pins, and (slow) a Perez-Salazar & Cummings
 reference job recomputed under two kernel families: bit-identical under both (its offline greedy sums in a fixed
-order, privopt.online.fixed_sums; through BLAS products it differed under Prescott's kernels); and (slow) Shariff &
+order, privopt.online.osm.fixed_sums; through BLAS products it differed under Prescott's kernels); and (slow) Shariff &
 Sheffet's Exp. 2 audit rows, which go through LAPACK: bit-identical under the pin only, within the paper's tolerance
 under Prescott's."""
 

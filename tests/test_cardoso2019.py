@@ -16,9 +16,10 @@ from scipy.optimize import linprog
 from privopt.experiments.cardoso2019.grid import GRIDS, grid_cells, grid_edges, grid_shape, rc_mrf, rc_zero
 from privopt.experiments.cardoso2019.runs import rc_rows
 from privopt.fastrng import FastGenerator
-from privopt.online.submod_pftal import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full, full_setup,
-                                         run_submod, submod_bandit_kernel, submod_bandit_numpy, submod_full_kernel,
-                                         submod_full_numpy)
+from privopt.online.submod_pftal.algorithm import (bandit_estimate_law, bandit_setup, bound_bandit, bound_full,
+                                                   full_setup, run_submod)
+from privopt.online.submod_pftal.kernels import submod_bandit_kernel, submod_full_kernel
+from privopt.online.submod_pftal.reference import submod_bandit_reference, submod_full_reference
 from privopt.submodular.cuts import (cut_chain_into, cut_lovasz_closed, cut_values, enumerate_minimum, lp_minimum,
                                      padded_adjacency, sort_chain)
 from privopt.submodular.lovasz import (all_masks, chain, is_submodular, lovasz_by_integral, lovasz_value_grad,
@@ -240,7 +241,7 @@ def _pftal_twin_gens(case, seed):
 
 
 class TestSubmodFullTwin(KernelTwinContract):
-    """submod_full_kernel (run_submod, SubmodPFTAL) against submod_full_numpy on per-replica FastGenerators:
+    """submod_full_kernel (run_submod, SubmodPFTAL) against submod_full_reference on per-replica FastGenerators:
     the private replicas' expected and realised losses and max ratios, and the noise and play states left behind,
     bit for bit; the ε = ∞ replica's expected loss to rtol 2e-3 (:meth:`assert_agree`)."""
 
@@ -265,14 +266,14 @@ class TestSubmodFullTwin(KernelTwinContract):
     def run_twin(self, case, seed):
         inst, cells, setups = _pftal_stream(case)
         ng, pg = _pftal_twin_gens(case, seed)
-        ex, re, ratio = submod_full_numpy(inst, cells, np.array(case["rows"]), case["T"], [s.H for s in setups],
+        ex, re, ratio = submod_full_reference(inst, cells, np.array(case["rows"]), case["T"], [s.H for s in setups],
                                           [s.mu for s in setups], [s.lam for s in setups], ng, pg)
         # ε = ∞: only the expected loss is compared (the realised loss, whose sets S_t follow the ties, is not)
         return self._split(case, ex, re, ratio, np.stack([g.state for g in ng]), np.stack([g.state for g in pg]))
 
     def assert_agree(self, got, want):
         # ε = ∞: exact ties between coordinates of x, which the numpy closed-form subgradient may split by one ulp,
-        # can be broken differently (privopt.online.submod_pftal's docstring), so the iterates part and the
+        # can be broken differently (privopt.online.submod_pftal.reference's docstring), so the iterates part and the
         # expected loss agrees to rtol 2e-3 only; everything else bit for bit
         close = "exp_loss at eps=inf"
         np.testing.assert_allclose(got[close], want[close], rtol=2e-3, err_msg=close)
@@ -296,7 +297,7 @@ class TestSubmodFullTwin(KernelTwinContract):
 
 
 class TestSubmodBanditTwin(KernelTwinContract):
-    """submod_bandit_kernel (run_submod, BanditSubmodPFTAL) against submod_bandit_numpy on per-replica
+    """submod_bandit_kernel (run_submod, BanditSubmodPFTAL) against submod_bandit_reference on per-replica
     FastGenerators: expected and realised losses, max ratios and the noise and play states left behind, bit for
     bit (two private replicas and ε = ∞); and the played chain index k lies in 0..n."""
 
@@ -312,7 +313,7 @@ class TestSubmodBanditTwin(KernelTwinContract):
     def run_twin(self, case, seed):
         inst, cells, setups = _pftal_stream(case)
         ng, pg = _pftal_twin_gens(case, seed)
-        ex, re, ratio = submod_bandit_numpy(inst, cells, np.array(case["rows"]), case["T"], [s.H for s in setups],
+        ex, re, ratio = submod_bandit_reference(inst, cells, np.array(case["rows"]), case["T"], [s.H for s in setups],
                                             [s.gamma for s in setups], [s.mu for s in setups], [s.lam for s in setups],
                                             ng, pg)
         return {"exp_loss": ex, "real_loss": re, "max_ratio": ratio, "noise": np.stack([g.state for g in ng]),

@@ -20,7 +20,7 @@ from privopt.experiments.cardoso2019.grid import GRIDS, rc_mrf
 from privopt.fastrng import FastGenerator, rng_uniform
 from privopt.mechanisms.counting import certify, linear_maps
 from privopt.mechanisms.tree import tree_depth, tree_levels
-from privopt.online.submod_pftal import FULL_COUNTERS, full_setup, run_submod, submod_counter
+from privopt.online.submod_pftal.algorithm import FULL_COUNTERS, full_setup, run_submod, submod_counter
 from privopt.mechanisms.tbap import tbap_add, tbap_scale
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.submodular.cuts import cut_chain_into, padded_adjacency, sort_chain

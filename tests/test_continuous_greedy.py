@@ -14,7 +14,7 @@ import pytest
 from scipy import stats
 
 import privopt.submodular.continuous_greedy as cg
-from privopt.submodular import _cg_kernels as _k
+from privopt.submodular import kernels as _k
 from privopt.submodular.continuous_greedy import (
     facility_multilinear,
     num_rounds,
@@ -165,11 +165,11 @@ _PCG_CASES = {f"{matroid}-eta{eta}": dict(matroid=matroid, eta=eta) for matroid 
 
 
 class TestPcgFacilityGTwin(KernelTwinContract):
-    """pcg_facility_G (the fast facility path, scores G, s = 150) against the generic numpy path
+    """pcg_facility_G_kernel (the fast facility path, scores G, s = 150) against the generic numpy path
     (``reference=True``) on instances 0 and 1, with the per-sample state memoised by row bitmask (``masks``,
     _MASK_MAX_ROWS = 12) or kept as Dmin (``dmin``, _MASK_MAX_ROWS = 0)."""
 
-    kernels = (_k.pcg_facility_G,)
+    kernels = (_k.pcg_facility_G_kernel,)
     CASES = _PCG_CASES
     VARIANTS = ("masks", "dmin")
     SEEDS = (0, 1)
@@ -188,10 +188,10 @@ class TestPcgFacilityGTwin(KernelTwinContract):
 
 
 class TestPcgFacilityFTwin(KernelTwinContract):
-    """pcg_facility_F (the fast facility path, scores exact_F) against the generic numpy path (``reference=True``,
+    """pcg_facility_F_kernel (the fast facility path, scores exact_F) against the generic numpy path (``reference=True``,
     F by enumeration) on instances 0, 1 and 2."""
 
-    kernels = (_k.pcg_facility_F,)
+    kernels = (_k.pcg_facility_F_kernel,)
     CASES = _PCG_CASES
     SEEDS = (0, 1)
     INSTANCES = (0, 1, 2)

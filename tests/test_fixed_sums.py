@@ -1,4 +1,4 @@
-"""privopt.online.fixed_sums: the offline benchmarks' dot products in one fixed order, the same bits whatever BLAS
+"""privopt.online.osm.fixed_sums: the offline benchmarks' dot products in one fixed order, the same bits whatever BLAS
 kernel numpy's OpenBLAS picks (OPENBLAS_CORETYPE, read when OpenBLAS loads: each case runs in a fresh process), and
 the order of the Haswell kernels the committed references were computed with."""
 
@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from privopt.online.fixed_sums import dot, dots, running_dot
+from privopt.online.osm.fixed_sums import dot, dots, running_dot
 from privopt.pipeline import blas
 
 needs_haswell = pytest.mark.skipif(
@@ -51,7 +51,7 @@ def test_sums_follow_their_stated_order():
 _BLAS_ORDER = """
 import json
 import numpy as np
-from privopt.online.fixed_sums import dot, running_dot
+from privopt.online.osm.fixed_sums import dot, running_dot
 from privopt.pipeline.blas import openblas_corename
 rng = np.random.default_rng(1)
 strided = weighted = 0
@@ -79,7 +79,7 @@ def test_the_fixed_orders_are_those_of_the_haswell_kernels_the_references_were_c
 _GREEDY = """
 import json
 import numpy as np
-from privopt.online.coverage_offline import benchmarks, greedy_upper_bound
+from privopt.online.osm.offline import benchmarks, greedy_upper_bound
 from privopt.pipeline.blas import openblas_corename
 rng = np.random.default_rng(7)
 P = rng.random((36, 12)) ** 3

@@ -120,12 +120,12 @@ def test_stamps_follow_the_code_of_the_import_closure_only(tmp_path):
 
 
 def test_privopt_kernels_use_the_closure_locator():
-    from privopt.online.submod_pftal import submod_full_kernel
+    from privopt.online.submod_pftal.kernels import submod_full_kernel
 
     locator = submod_full_kernel._cache._impl.locator
     assert type(locator).__name__ in ("InTreeLocator", "UserProvidedLocator")
     stamp = locator.get_source_stamp()
-    assert stamp[1] == numba_cache.closure_stamp(str(REPO / "src/privopt/online/submod_pftal.py"))
+    assert stamp[1] == numba_cache.closure_stamp(str(REPO / "src/privopt/online/submod_pftal/kernels.py"))
 
 
 # ----------------------------------------------------------------------------- an unreadable cache entry

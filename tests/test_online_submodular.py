@@ -13,13 +13,13 @@ from scipy import stats
 
 from kernel_contract import KernelTwinContract
 from privopt.fastrng import FastGenerator
-from privopt.online import _osm_kernels as K
-from privopt.online._continuous_kernel import cont_kernel
-from privopt.online.coverage import Stream, marginal_gains, set_value
-from privopt.online.dr_submodular import alg4_params, run_alg4
-from privopt.online.hedge import hedge_bound, hedge_distribution, hedge_play_distributions, hedge_pseudo_regret
-from privopt.online.osm_reference import bandit_reference, fi_reference
-from privopt.online.submodular_max import explore_counts, run_bandit, run_full_information, states_from
+from privopt.online.osm import kernels as K
+from privopt.online.osm.kernels import alg4_kernel
+from privopt.online.osm.coverage import Stream, marginal_gains, set_value
+from privopt.online.osm.dr_submodular import alg4_params, run_alg4
+from privopt.online.osm.hedge import hedge_bound, hedge_distribution, hedge_play_distributions, hedge_pseudo_regret
+from privopt.online.osm.reference import bandit_reference, fi_reference
+from privopt.online.osm.submodular_max import explore_counts, run_bandit, run_full_information, states_from
 
 
 def _instance(n=6, M=4, seed=0):
@@ -129,7 +129,7 @@ def _fi_case(n, M, inst, T, k, etas, S=1, mixture=False):
 
 class TestFullInformationTwin(KernelTwinContract):
     """FI-DP / SG-NP / UNIF's kernel (every replica of one call) against the plain reference
-    :func:`privopt.online.osm_reference.fi_reference`, one replica at a time on the same uniforms, Hedge's
+    :func:`privopt.online.osm.reference.fi_reference`, one replica at a time on the same uniforms, Hedge's
     distribution recomputed from G every round: the same plays, gains and rewards and the states left behind; ALG at
     the checkpoints and the played sets after ``tail_from`` (bit masks) follow from the reference's plays."""
 
@@ -193,8 +193,8 @@ def test_mixture_stream_equals_weighted_sum_of_types():
 
 def test_pathwise_invariants_of_full_information_runs():
     """C1.1 (Thm 3 per expert) and C1.2 (Prop. 3: R_T ≤ Σ_i (1−1/k)^(k−i) r_i) on every replica."""
-    from privopt.online.coverage import type_totals
-    from privopt.online.coverage_offline import exact_opt
+    from privopt.online.osm.coverage import type_totals
+    from privopt.online.osm.offline import exact_opt
 
     P, pi = _instance(n=8, M=5, seed=2)
     T, k = 2000, 3
@@ -228,7 +228,7 @@ def test_draws_follow_softmax_of_eta_G():
 
 class TestBanditTwin(KernelTwinContract):
     """The bandit kernel (BanditDP / SG-BANDIT-NP; B1-NAIVE with ``redraw_always``) against the plain reference
-    :func:`privopt.online.osm_reference.bandit_reference` on the same coin and learner streams, bit for bit: ALG, M,
+    :func:`privopt.online.osm.reference.bandit_reference` on the same coin and learner streams, bit for bit: ALG, M,
     the explore rounds, the sets drawn, what the experts were fed (G), the simulator-side true marginals of the frozen
     sets (G_true, realised_true) and both states left behind; and the explore counts B2-PRESAMPLE takes beforehand
     (``count_explores``) are the reference's M.  Two replicas (η in the polynomial tier and at ``math.exp``), two
@@ -270,8 +270,8 @@ class TestBanditTwin(KernelTwinContract):
 
 
 def test_bandit_updates_only_after_explore_rounds_and_lemma2_holds():
-    from privopt.online.coverage import type_totals
-    from privopt.online.coverage_offline import exact_opt
+    from privopt.online.osm.coverage import type_totals
+    from privopt.online.osm.offline import exact_opt
 
     P, pi = _instance(n=6, M=4, seed=9)
     T, k = 3000, 2
@@ -316,7 +316,7 @@ def test_kernel_rejects_bad_inputs():
 
 
 # ----------------------------------------------------------------------------- Algorithm 4 (continuous)
-# A plain numpy Algorithm 4 (privopt.online.dr_submodular's module docstring), one replica and one expert at a time.
+# A plain numpy Algorithm 4 (privopt.online.osm.dr_submodular's module docstring), one replica and one expert at a time.
 # Its sums and products run over the items in index order (builtin sum, math.prod, cumulative products) as the
 # kernel's loops do, so the pair agrees bit for bit.
 
@@ -393,12 +393,12 @@ def _alg4_case(T):
 
 
 class TestAlgorithm4Twin(KernelTwinContract):
-    """Algorithm 4's kernel (:func:`privopt.online.dr_submodular.run_alg4`) against the plain numpy
+    """Algorithm 4's kernel (:func:`privopt.online.osm.dr_submodular.run_alg4`) against the plain numpy
     :func:`_alg4_twin` on the same streams, bit for bit: ALG, C^j, the linear gains and the states left behind.
     Replicas with K = 3, 2, 1 experts (the last without noise), two data streams; H small enough that the
     projection binds in most rounds (the bisection runs) but not all."""
 
-    kernels = (cont_kernel,)
+    kernels = (alg4_kernel,)
     CASES = {"T=40": _alg4_case(40), "T=64-top-tree-level": _alg4_case(64)}
 
     def run_kernel(self, variant, case, seed):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from kernel_contract import KernelTwinContract
-from privopt.online._offline_kernels import best_subsets, mean_over_tuples
-from privopt.online.coverage import Stream, set_value, type_totals
-from privopt.online.coverage_offline import (benchmarks, exact_opt, greedy, greedy_upper_bound, kept_items,
+from privopt.online.osm.kernels import best_subsets_kernel, mean_over_tuples_kernel
+from privopt.online.osm.coverage import Stream, set_value, type_totals
+from privopt.online.osm.offline import (benchmarks, exact_opt, greedy, greedy_upper_bound, kept_items,
                                              uniform_value)
 
 
@@ -40,12 +40,12 @@ def _padded(rng):
 
 
 class TestExactOptTwin(KernelTwinContract):
-    """``best_subsets`` (behind :func:`exact_opt`: the k-subsets of the items kept by k-dominance pruning) against
+    """``best_subsets_kernel`` (behind :func:`exact_opt`: the k-subsets of the items kept by k-dominance pruning) against
     brute force over every k-subset of all items (:func:`_brute_opt`): the same OPT bit for bit (a set's value is
     one product per type over its items in ascending order and one sum over the types, in both), for every count
     column.  The seed draws the instance.  That the maximiser is worth OPT: test_exact_opt_maximiser_and_greedy."""
 
-    kernels = (best_subsets,)
+    kernels = (best_subsets_kernel,)
     #: case id → (instance maker, ks)
     CASES = {"sparse-5x8-k=1..4": (_sparse, (1, 2, 3, 4)), "binary-9x7-5-count-columns-k=3": (_binary, (3,)),
              "padded-4+6-k=3": (_padded, (3,))}
@@ -105,10 +105,10 @@ def test_enumeration_limit_falls_back_to_greedy_bounds():
 
 
 class TestUniformValueTwin(KernelTwinContract):
-    """``mean_over_tuples`` (behind :func:`uniform_value`) against the mean of Φ over every pick tuple of
+    """``mean_over_tuples_kernel`` (behind :func:`uniform_value`) against the mean of Φ over every pick tuple of
     ``itertools.product`` (duplicates merged into a set).  The seed draws P."""
 
-    kernels = (mean_over_tuples,)
+    kernels = (mean_over_tuples_kernel,)
     CASES = {"k=1": 1, "k=2": 2, "k=3": 3}
     COUNTS = np.array([2.0, 1.0, 4.0])
 
@@ -143,7 +143,7 @@ def test_type_totals_of_single_and_mixture_streams():
 
 
 def test_capped_simplex_projection_satisfies_its_optimality_conditions():
-    from privopt.online._continuous_kernel import project_capped_simplex
+    from privopt.online.osm.kernels import project_capped_simplex
 
     rng = np.random.default_rng(5)
     for _ in range(200):
@@ -167,7 +167,7 @@ def test_capped_simplex_projection_satisfies_its_optimality_conditions():
 
 
 def test_multilinear_gradient_matches_finite_differences():
-    from privopt.online._continuous_kernel import _gradient  # noqa: PLC2701 - the kernel's own helper
+    from privopt.online.osm.kernels import _gradient  # noqa: PLC2701 - the kernel's own helper
 
     rng = np.random.default_rng(6)
     P = rng.uniform(0, 0.9, (2, 6))

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privopt.online import osm_parameters as par
-from privopt.online.coverage import Stream
-from privopt.online.osm_enumeration import TPRIV, output_law, tpriv_functions, tpriv_row
-from privopt.online.osm_privacy import (advanced_composition, bandit_tail, eps_cert, is_certified, log10_binom_tail,
+from privopt.online.osm import parameters as par
+from privopt.online.osm.coverage import Stream
+from privopt.online.osm.enumeration import TPRIV, output_law, tpriv_functions, tpriv_row
+from privopt.online.osm.privacy import (advanced_composition, bandit_tail, eps_cert, is_certified, log10_binom_tail,
                                         nominal_eps)
-from privopt.online.submodular_max import run_full_information
+from privopt.online.osm.submodular_max import run_full_information
 
 ETAS = (0.05, 0.2, 0.5, 1.0)
 
@@ -113,7 +113,7 @@ def test_bandit_tail_exact_against_scipy_and_bounds():
 
 def test_alg4_node_noise_is_l2_laplace():
     from privopt.fastrng import FastGenerator
-    from privopt.online._continuous_kernel import l2_laplace_block
+    from privopt.online.osm.kernels import l2_laplace_block
 
     n, lam = 6, 0.7
     out = np.zeros((20_000, n))
@@ -130,8 +130,8 @@ def test_alg4_sensitivity_covers_every_pair_of_gradients():
     """Δ₂ = 2G bounds ‖∇F_t(x) − ∇F'_t(x)‖ for any two types at any x (so the node noise is calibrated);
     a planted bug using Δ₂ = G/2 is caught by the same check."""
     from privopt.experiments.perezsalazar2021.syn import click_model
-    from privopt.online._continuous_kernel import _gradient  # noqa: PLC2701
-    from privopt.online.dr_submodular import alg4_params
+    from privopt.online.osm.kernels import _gradient  # noqa: PLC2701
+    from privopt.online.osm.dr_submodular import alg4_params
 
     _, P = click_model(30, 20, 3, 0.02, 0)
     p = alg4_params(P, 3, 1000, 10.0, 1e-3)

@@ -16,7 +16,7 @@ from privopt.experiments.perezsalazar2021 import claims as pc
 from privopt.experiments.perezsalazar2021 import runs, syn, tables
 from privopt.experiments.perezsalazar2021.paper import PAPER
 from privopt.pipeline.protocol import ConfigError
-from privopt.online.coverage_offline import exact_opt, uniform_value
+from privopt.online.osm.offline import exact_opt, uniform_value
 from perezsalazar_claim_tables import (PAPER_T, QUICK_T, SETTINGS, anytime, bandit, cert_grid, collapse, fi_runs,
                                        k_scaling)
 from workflow_runs import REPO, SUBSET, SUBSET_LOGS, SUBSET_ROOT, SUBSET_SHA256, copy_workflow, needs_subset, snakemake
@@ -86,7 +86,7 @@ def uber_instance(tmp_path_factory):
 
 def test_uber_pick_on_the_subset(uber_instance):
     from privopt.experiments.perezsalazar2021.uber import load
-    from privopt.online.coverage import type_totals
+    from privopt.online.osm.coverage import type_totals
 
     d, made = uber_instance
     meta = made["instance.json"]
@@ -324,9 +324,9 @@ def test_learning_unit_and_bandit_findings_read_their_tables():
 
 
 def test_f8_grid_has_the_exact_composition_beside_the_certificate():
-    """eps_exact is osm_privacy.eps_cert_exact (2η-DP steps) of the row's k·N draws, never above eps_cert, equal to
+    """eps_exact is osm.privacy.eps_cert_exact (2η-DP steps) of the row's k·N draws, never above eps_cert, equal to
     basic composition once that is the certificate; certified_exact follows it."""
-    from privopt.online.osm_privacy import eps_cert_exact
+    from privopt.online.osm.privacy import eps_cert_exact
 
     g = cert_grid()
     for r in g.sample(6, random_state=0).itertuples():

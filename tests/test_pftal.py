@@ -12,11 +12,13 @@ from scipy import optimize
 
 from privopt.fastrng import FastGenerator
 from privopt.mechanisms.laplace import l2_laplace
-from privopt.online.bandit_pftal import bandit_kernel, bandit_numpy, bandit_setup, run_bandit
-from privopt.online.comparators import best_fixed, best_fixed_squared, geometric_median
-from privopt.online.losses import DISTANCE, SQUARED, loss_code, loss_grad_into, loss_value_grad
-from privopt.online.pftal import h_star, h_text, pftal_kernel, pftal_numpy, pftal_setup, run_pftal
-from privopt.online.projections import project_ball, project_ball_inplace
+from privopt.online.pftal.bandit import bandit_setup, run_bandit
+from privopt.online.pftal.comparators import best_fixed, best_fixed_squared, geometric_median
+from privopt.online.pftal.losses import DISTANCE, SQUARED, loss_code, loss_grad_into, loss_value_grad
+from privopt.online.pftal.full import h_star, h_text, pftal_setup, run_pftal
+from privopt.online.pftal.kernels import bandit_pftal_kernel, pftal_kernel
+from privopt.online.pftal.projections import project_ball, project_ball_inplace
+from privopt.online.pftal.reference import bandit_pftal_reference, pftal_reference
 from privopt.mechanisms.tree import tree_levels
 from privopt.mechanisms.tbap import tbap
 from kernel_contract import KernelTwinContract
@@ -124,7 +126,7 @@ def test_nonprivate_ftal_is_follow_the_leader_for_the_squared_loss():
 
 
 class TestPftalTwin(KernelTwinContract):
-    """pftal_kernel (run_pftal, the tree counter) against pftal_numpy on per-replica FastGenerators: costs,
+    """pftal_kernel (run_pftal, the tree counter) against pftal_reference on per-replica FastGenerators: costs,
     max ratios, every iterate and the noise states left behind, bit for bit (three ε, ε = ∞ too, two seed rows)."""
 
     kernels = (pftal_kernel,)
@@ -148,7 +150,7 @@ class TestPftalTwin(KernelTwinContract):
         loss, _ = case
         pts, idx, setups = self._stream(case)
         gens = [FastGenerator(10 * seed + r) for r in range(len(setups))]
-        cum, ratio, w = pftal_numpy(pts, idx, np.array(self.ROWS), loss_code(loss), setups[0].regularised, self.T,
+        cum, ratio, w = pftal_reference(pts, idx, np.array(self.ROWS), loss_code(loss), setups[0].regularised, self.T,
                                     [s.H for s in setups], [s.mu for s in setups], [s.lam for s in setups], 1.0,
                                     gens, record=True)
         return {"cum_loss": cum, "max_ratio": ratio, "w": w, "states": np.stack([g.state for g in gens])}
@@ -217,11 +219,11 @@ def test_bandit_parameters_and_cap():
 
 
 class TestBanditPftalTwin(KernelTwinContract):
-    """bandit_kernel (run_bandit) against bandit_numpy on per-replica FastGenerators (noise and exploration
+    """bandit_pftal_kernel (run_bandit) against bandit_pftal_reference on per-replica FastGenerators (noise and exploration
     streams): costs, max ratios, max |loss value| and both streams' states left behind, bit for bit; and the
     played points stay inside C (|f_t| ≤ B, the TBAP bound holds)."""
 
-    kernels = (bandit_kernel,)
+    kernels = (bandit_pftal_kernel,)
     CASES = {"oblivious": "oblivious", "adaptive": "adaptive"}
     T, p, ROWS = 300, 2, [0, 1, 0, 1]
 
@@ -242,7 +244,7 @@ class TestBanditPftalTwin(KernelTwinContract):
         pts, idx, setups = self._stream(case)
         noise = [FastGenerator(100 * seed + i) for i in range(4)]
         explore = [FastGenerator(100 * seed + 50 + i) for i in range(4)]
-        cum, ratio, ymax = bandit_numpy(pts, idx, np.array(self.ROWS), 0, self.T, [s.H for s in setups],
+        cum, ratio, ymax = bandit_pftal_reference(pts, idx, np.array(self.ROWS), 0, self.T, [s.H for s in setups],
                                         [s.beta for s in setups], [s.mu for s in setups], [s.lam for s in setups],
                                         1.0, noise, explore)
         return {"cum_loss": cum, "max_ratio": ratio, "max_value": ymax,
@@ -254,7 +256,7 @@ class TestBanditPftalTwin(KernelTwinContract):
 
 
 def test_laplace_noise_of_the_reference_comes_from_the_same_stream():
-    """pftal_numpy's node noise is l2_laplace on the replica's own FastGenerator, one draw per item."""
+    """pftal_reference's node noise is l2_laplace on the replica's own FastGenerator, one draw per item."""
     gen = FastGenerator(3)
     draws = [l2_laplace(gen, 2, 1.5) for _ in range(4)]
     tree = tbap(4, 2, 1.5, FastGenerator(3))

@@ -19,9 +19,10 @@ from privopt.experiments.smith2013.pftal_counters import st1c_job
 from privopt.fastrng import FastGenerator
 from privopt.mechanisms.counting import certify, linear_maps, noise_variance, prefix_noise
 from privopt.mechanisms.tree import tree_depth, tree_levels
-from privopt.online.losses import loss_code, loss_grad_into
-from privopt.online.pftal import pftal_counter, pftal_numpy, pftal_setup, run_pftal
-from privopt.online.projections import project_ball_inplace
+from privopt.online.pftal.losses import loss_code, loss_grad_into
+from privopt.online.pftal.full import pftal_counter, pftal_setup, run_pftal
+from privopt.online.pftal.projections import project_ball_inplace
+from privopt.online.pftal.reference import pftal_reference
 from privopt.mechanisms.tbap import tbap_add, tbap_scale
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
@@ -112,7 +113,7 @@ def test_tree_counter_is_bit_identical_to_the_tbap_kernel(loss, T):
                        np.array([s.mu for s in setups]), np.array([s.lam for s in setups]), 1.0,
                        _states(len(setups), 7 * T), old)
     assert np.array_equal(new["cum_loss"], old)
-    cum, _, _ = pftal_numpy(pts, idx, rows, loss_code(loss), setups[0].regularised, T, [s.H for s in setups],
+    cum, _, _ = pftal_reference(pts, idx, rows, loss_code(loss), setups[0].regularised, T, [s.H for s in setups],
                             [s.mu for s in setups], [s.lam for s in setups], 1.0,
                             [FastGenerator(7 * T + r) for r in range(len(setups))])
     assert np.array_equal(new["cum_loss"], cum)

@@ -1,7 +1,7 @@
 """Numba's on-disk cache (``@numba.njit(cache=True)``), made to notice edits of the modules a kernel calls.
 
 Numba keys a cached kernel by the file that defines it (a hash of its content, numba 0.68), and nothing
-else: a kernel of ``online/submod_pftal.py`` that inlines ``sort_chain`` from ``submodular/cuts.py`` keeps
+else: a kernel of ``online/submod_pftal/kernels.py`` that inlines ``sort_chain`` from ``submodular/cuts.py`` keeps
 being loaded, compiled from the old ``sort_chain``, after ``cuts.py`` is edited (numba documents this
 limit).  The workflow reruns a job when any module its code imports changes (:mod:`privopt.codedigest`),
 so the rerun would compute with the stale kernel.  Here the cache locators for the files of the

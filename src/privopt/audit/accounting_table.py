@@ -20,7 +20,7 @@ from privopt.bandits.parameters import gaussian_node_sigma, wishart_df
 from privopt.mechanisms import accounting as acc
 from privopt.mechanisms import exact_accounting as ea
 from privopt.mechanisms.tree import tree_levels
-from privopt.online.osm_privacy import eps_cert, eps_cert_exact
+from privopt.online.osm.privacy import eps_cert, eps_cert_exact
 
 __all__ = ["COLUMNS", "accounting_table", "shariff_rows", "chaturvedi_rows", "perezsalazar_rows", "pure_eps_rows"]
 
@@ -136,7 +136,7 @@ def perezsalazar_rows(delta: float = 1e-6, k: int = 3, Ts=(1000, 31623), eps_nom
             rows.append(_row(
                 paper="perezsalazar2021", mechanism="FI-DP (k Hedge experts, T draws each)",
                 setting=f"k = {k}, T = {T}, nominal ε = {e:g}, η = {eta:.4g}", claimed_eps=cert, claimed_delta=delta,
-                parameter="certified ε (osm_privacy.eps_cert)", paper_value=cert, exact_eps=exact_br,
+                parameter="certified ε (osm.privacy.eps_cert)", paper_value=cert, exact_eps=exact_br,
                 exact_value=exact_br, exact_value_dp=exact_dp, noise_ratio=cert / exact_br,
                 accountant="bounded-range composition of the k·T draws (2η-BR); exact_value_dp: as 2η-DP",
                 note="noise_ratio: certified over exact ε (η could grow by about this factor at the certified ε)"))

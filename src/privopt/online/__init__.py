@@ -1,8 +1,9 @@
-"""Online learning algorithms (experts, online submodular maximisation, private follow-the-leader).
+"""Online learning algorithms, one subpackage per family, each with its numba ``kernels`` and their plain ``reference``
+twins beside them.
 
-Private follow-the-approximate-leader (Smith & Thakurta 2013; docs/papers/smith2013.md, reading R6):
-``losses`` (squared and Euclidean distance), ``projections`` (onto a ball),
-``comparators`` (the best fixed decision), ``pftal`` (PFTAL, full information) and ``bandit_pftal``
-(private bandit FTAL).  Their private prefix sums are the mechanism TBAP (:mod:`privopt.mechanisms.tbap`: the
-dyadic tree of :mod:`privopt.mechanisms.tree` with ℓ2-Laplace nodes).
+* ``osm``: online submodular maximisation on coverage streams (Perez-Salazar & Cummings 2021): FI-DP, BanditDP
+  and their baselines, Algorithm 4, the offline benchmarks.
+* ``pftal``: private follow-the-approximate-leader (Smith & Thakurta 2013): full information and bandit.
+* ``submod_pftal``: SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings 2018), PFTAL on the Lovász
+  extension.
 """

@@ -5,7 +5,7 @@ numpy's bundled OpenBLAS picks its kernels by the CPU at load time (``DYNAMIC_AR
 families sum a dot product in different orders: Shariff & Sheffet's Exp. 2 audit rows (LAPACK's ``eigvalsh`` and
 ``solve``) move by up to 12 units in the last place between the SkylakeX kernels an AVX-512 CPU gets by default
 and the Haswell ones, by up to 16 under the Prescott ones.  (Perez-Salazar & Cummings' offline comparators moved
-too; they are now summed in a fixed order, :mod:`privopt.online.fixed_sums`.)  The workflow pins the Haswell
+too; they are now summed in a fixed order, :mod:`privopt.online.osm.fixed_sums`.)  The workflow pins the Haswell
 family (``OPENBLAS_CORETYPE=Haswell``, read by OpenBLAS when it loads) on every CPU with AVX2 and FMA, the
 instructions those kernels need; the committed references were computed with them.  A CPU without them keeps
 OpenBLAS's own choice (and ``snakemake verify`` reports the values that then differ); a value the user sets

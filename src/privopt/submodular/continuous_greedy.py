@@ -37,7 +37,7 @@ in ``scores`` share the exponential-mechanism noise.
 
 Paths.
 * Facility objective (``dist`` array (n, m) in [0, 1] or a ``FacilityLocation``):
-  numba kernels in ``_cg_kernels`` (incremental per-sample state, duplicate rows of
+  numba kernels in ``privopt.submodular.kernels`` (incremental per-sample state, duplicate rows of
   ``dist`` deduplicated).  ``scores="exact_F"`` uses the exact multilinear
   extension increment F(y + η1_u) − F(y) = η·∂F/∂x_u (chaturvedi2021 reading R7) instead of G.
 * Any objective with ``.values(masks)`` and ``.n`` (or ``reference=True``): a plain
@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.submodular import _cg_kernels as _k
+from privopt.submodular import kernels as _k
 from privopt.submodular.matroids import PartitionMatroid
 from privopt.submodular.objectives import FacilityLocation
 
@@ -395,12 +395,12 @@ def _facility_run(d, matroid, *, eta, eps0, rng, scores, s, record) -> Continuou
     rows = _Rows(d)
     if scores == "G":
         R = rng.random((s, n))
-        counts, bases, pick_scores, value = _k.pcg_facility_G(
+        counts, bases, pick_scores, value = _k.pcg_facility_G_kernel(
             rows.dT, rows.row_of, matroid.part_of, matroid.capacity, T, r, _thresholds(T, eta, False), eps0, R, gumbel,
             rows.n_rows <= _MASK_MAX_ROWS, record, trace,
         )
     else:
-        counts, bases, pick_scores, value = _k.pcg_facility_F(
+        counts, bases, pick_scores, value = _k.pcg_facility_F_kernel(
             rows.order, rows.vs, rows.row_of, rows.grp_start, rows.grp_members, matroid.part_of, matroid.capacity,
             T, r, eta, eps0, gumbel, record, trace,
         )

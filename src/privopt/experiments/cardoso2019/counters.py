@@ -1,9 +1,9 @@
 """Figure RC-1c (new, beyond the paper; issue 27): SubmodPFTAL's regret with each continual counter.
 
-SubmodPFTAL (full information, :func:`privopt.online.submod_pftal.run_submod`) keeps the exact prefix sum of its
+SubmodPFTAL (full information, :func:`privopt.online.submod_pftal.algorithm.run_submod`) keeps the exact prefix sum of its
 vectors z_t = g_t + H x_t (‖z_t‖ ≤ μ, asserted every round) and plays from the release Σ_{τ≤t} z_τ + N(t); the
 paper's N is TBAP's tree.  Here N comes from each pure-ε counter of :mod:`privopt.mechanisms.counting`
-(:func:`~privopt.online.submod_pftal.submod_counter`), all at the **same ε-DP guarantee** (replacement neighbours:
+(:func:`~privopt.online.submod_pftal.algorithm.submod_counter`), all at the **same ε-DP guarantee** (replacement neighbours:
 one loss replaced moves one item z_t by at most c_sens·μ in ℓ2, c_sens = 2):
 
 * ``tree`` — the paper's TBAP: the dyadic tree, ℓ2-Laplace node noise λ = c_sens·μ·K/ε, K = ⌈log₂T⌉ + 1.  An item
@@ -42,7 +42,7 @@ import pandas as pd
 from privopt import seeding
 from privopt.experiments.cardoso2019.runs import PAPER, cell_streams, load_pool, replica_states
 from privopt.mechanisms.counting import encoder_norms, noise_variance
-from privopt.online.submod_pftal import FULL_COUNTERS, full_setup, run_submod, submod_counter
+from privopt.online.submod_pftal.algorithm import FULL_COUNTERS, full_setup, run_submod, submod_counter
 from privopt.pipeline.errors import config_key
 from privopt.pipeline.summary import paired_ratio, seed_summary
 

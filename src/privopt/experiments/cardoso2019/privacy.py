@@ -6,7 +6,7 @@ cardoso2019 reading R5: the paper's bandit bound L = 4M + 2H√n does not bound 
 2M(n+1)/γ + H√n.  Checks (rows of the columns of :data:`privopt.audit.core.COLUMNS` plus ``check``):
 
 * ``submod_bandit_releases`` (black-box audit, :func:`privopt.audit.core.run_audit`): the numba kernel
-  every run uses (:func:`privopt.online.submod_pftal.run_submod`), n = 4 cells, T = 2 (K = 2 levels), ε = 1,
+  every run uses (:func:`privopt.online.submod_pftal.algorithm.run_submod`), n = 4 cells, T = 2 (K = 2 levels), ε = 1,
   γ = 1 (pure exploration, T < n⁴), M = 1, modular losses f_t(S) = χ_S·(e_0 + e_3) − 2·[c_t ∈ S]
   (|f_t| ≤ 1): the neighbouring streams differ in round 1's cell (c_1 = 0 vs 3; c_2 = 0 in both), so at
   x_1 = 0 every inner chain set B_k = {0..k−1} (k = 1, 2, 3) has f_1(B_k) = −1 vs +1 and the estimate
@@ -59,7 +59,7 @@ import pandas as pd
 from privopt import seeding
 from privopt.audit.core import COLUMNS, Audit, run_audit, variant_name
 from privopt.fastrng import FastGenerator, rng_uniform
-from privopt.online.submod_pftal import bandit_setup, full_setup, run_submod
+from privopt.online.submod_pftal.algorithm import bandit_setup, full_setup, run_submod
 from privopt.experiments.cardoso2019.grid import grid_edges, rc_mrf
 from privopt.mechanisms.tbap import tbap_scale
 from privopt.submodular.cuts import CutInstance
@@ -156,7 +156,7 @@ def _replay_coins(play, T):  # pragma: no cover - numba
 
 
 def _estimate(a: np.ndarray, x: np.ndarray, k: np.ndarray, sign: np.ndarray, gamma: float) -> np.ndarray:
-    """ĝ (R, n) of :func:`privopt.online.submod_pftal.bandit_estimate_into`, vectorised: the modular loss
+    """ĝ (R, n) of :func:`privopt.online.submod_pftal.kernels.bandit_estimate_into`, vectorised: the modular loss
     with coefficients ``a`` (n,) on the chain of each row of x (R, n), played index k, sign σ."""
     R, n = x.shape
     rows = np.arange(R)

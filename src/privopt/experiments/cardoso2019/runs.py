@@ -18,7 +18,7 @@ import pandas as pd
 
 from privopt import seeding
 from privopt.fastrng import FastGenerator
-from privopt.online.submod_pftal import bandit_setup, bound_bandit, bound_full, full_setup, run_submod
+from privopt.online.submod_pftal.algorithm import bandit_setup, bound_bandit, bound_full, full_setup, run_submod
 from privopt.pipeline.errors import config_key
 from privopt.submodular.cuts import CutInstance, enumerate_minimum
 

@@ -1,15 +1,15 @@
 """Black-box privacy audits of Perez-Salazar & Cummings' mechanisms (``privopt.audit``; the paper's ``audits``).
 
-* ``osm_fi_dp`` — FI-DP (Algorithm 2) as the numba kernel runs it (:func:`privopt.online.submodular_max.
+* ``osm_fi_dp`` — FI-DP (Algorithm 2) as the numba kernel runs it (:func:`privopt.online.osm.submodular_max.
   run_full_information`), k = 2 experts with the feed-forward of Lemma 1, on n = 6 items and T = 2 rounds.
   Neighbouring streams differ at round 1: ``f_1(S) = 1{0 ∈ S}`` against ``f'_1(S) = 1{S ∩ {1..5} ≠ ∅}``
   (every item's gain moves, in opposite directions: the worst case of a replaced function); round 2 is
   ``1{0 ∈ S}`` in both.  Output: the four picks (a_1^1, a_1^2, a_2^1, a_2^2) as one code.  Claimed: the pure
   bound 2ηk(T − t₀) = 1 with η = 1/4 (each later draw of each expert is 2η-DP, the prefix fixed).  Exact ε:
-  the enumerated output laws (:func:`privopt.online.osm_enumeration.output_law`).  Planted bug: the gains
+  the enumerated output laws (:func:`privopt.online.osm.enumeration.output_law`).  Planted bug: the gains
   enter the weights three times (e.g. window counts fed instead of fractions: sensitivity 3), i.e. the
   kernel run with 3η — the same law.
-* ``osm_alg4`` — Algorithm 4 (:func:`privopt.online.dr_submodular.run_alg4`), K = 1 expert, n = 2, T = 2,
+* ``osm_alg4`` — Algorithm 4 (:func:`privopt.online.osm.dr_submodular.run_alg4`), K = 1 expert, n = 2, T = 2,
   ε = 1: the first gradient enters one tree node (ℓ2-Laplace noise, λ = Δ₂/ε_node) before x_2 is played.
   Neighbours: round 1's type covers item 0 (P = 0.9) or item 1; round 2's type (P = (0.9, 0.1)) is shared.
   Output: ALG = F_2(x_2), a post-processing of x_2 (so a lower bound on ε from it is a lower bound for x_2).
@@ -24,7 +24,7 @@ import numpy as np
 
 from privopt.audit.core import Audit, variant_name
 from privopt.audit.stats import exact_eps_discrete
-from privopt.online.coverage import Stream
+from privopt.online.osm.coverage import Stream
 
 __all__ = ["audits", "fi_dp_law", "fi_dp_loss", "RATE"]
 
@@ -49,7 +49,7 @@ def _fi_functions(which: int):
 
 def fi_dp_law(which: int, variant) -> np.ndarray:
     """Exact law of the output code on input ``which`` (0 = D, 1 = D') of configuration ``variant``."""
-    from privopt.online.osm_enumeration import output_law
+    from privopt.online.osm.enumeration import output_law
 
     return output_law(_fi_functions(which), N_ITEMS, K_EXPERTS, ETA * RATE[variant_name(variant)])
 
@@ -61,7 +61,7 @@ def fi_dp_loss(codes: np.ndarray) -> np.ndarray:
 
 
 def _fi_sample(variant: str, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    from privopt.online.submodular_max import run_full_information
+    from privopt.online.osm.submodular_max import run_full_information
 
     P = _fi_matrix()
     stream = Stream.single(np.array([[which, 0]], dtype=np.int32))
@@ -98,7 +98,7 @@ def _describe(codes: tuple) -> str:
 def _alg4_sample(variant: str, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
     from dataclasses import replace
 
-    from privopt.online.dr_submodular import alg4_params, run_alg4
+    from privopt.online.osm.dr_submodular import alg4_params, run_alg4
 
     P = np.array([[0.9, 0.0], [0.0, 0.9], [0.9, 0.1]])
     stream = Stream.single(np.array([[which, 2]], dtype=np.int32))
@@ -123,7 +123,7 @@ def audits() -> list[Audit]:
               relation="replace one function f_t of the stream (the paper's neighbours)", eps=2 * ETA * K_EXPERTS,
               delta=0.0, kind="discrete", bug=f"gains counted x{BUG_RATE:g} (sensitivity {BUG_RATE:g}; kernel run with {BUG_RATE:g}·η)",
               sampler=_fi_sample, samples={"quick": 400_000, "paper": 4_000_000}, exact=_fi_exact,
-              exact_note="max |log p/q| of the enumerated output laws (osm_enumeration.output_law)",
+              exact_note="max |log p/q| of the enumerated output laws (privopt.online.osm.enumeration.output_law)",
               describe=_describe,
               subtle_bug="eta = eps/(k(T - t0)): the factor 2 of 2 eta k (T - t0) dropped (2 eta)",
               statistic=fi_dp_loss,
@@ -131,7 +131,7 @@ def audits() -> list[Audit]:
               tightness="tight",
               tightness_note=("exact eps of the instance 0.63 x the claim: the composed bound charges both experts "
                               "2 eta, coverage functions move the second expert's gains on one side only")),
-        Audit(name="osm_alg4", mechanism="Algorithm 4 (privopt.online cont_kernel, K = 1 PFTAL expert, l2-Laplace tree)",
+        Audit(name="osm_alg4", mechanism="Algorithm 4 (privopt.online.osm alg4_kernel, K = 1 PFTAL expert, l2-Laplace tree)",
               paper="perezsalazar2021",
               instance="n = 2, T = 2: round 1 type covers item 0 or item 1 (P = 0.9); round 2 P = (0.9, 0.1); output F_2(x_2)",
               relation="replace one function f_t of the stream", eps=ALG4_EPS, delta=0.0, kind="continuous",

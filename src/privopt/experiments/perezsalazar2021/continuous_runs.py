@@ -2,7 +2,7 @@
 readings R9, R10.
 
 Groups: ``sweep`` (K from App. C, every ε over the T grid) and ``ablation`` (one (T, ε), K from a list).  Each
-(T, ε, K) × seed is a replica of one kernel call per T (:func:`privopt.online.dr_submodular.run_alg4`); the
+(T, ε, K) × seed is a replica of one kernel call per T (:func:`privopt.online.osm.dr_submodular.run_alg4`); the
 learner stream ``learner`` is keyed by (instance, ε, k, n, T, K, c_H) and the seed, the user types by the
 instance and the seed (the same users as Figures 1–3).  Algorithm 4 is (ε, 0)-DP at every ε (Lemma 6), so
 every row is certified.
@@ -19,10 +19,10 @@ import numpy as np
 from privopt import seeding
 from privopt.experiments.perezsalazar2021 import simulate as sim
 from privopt.experiments.perezsalazar2021 import syn
-from privopt.online import osm_parameters as par
-from privopt.online.coverage import Stream
-from privopt.online.dr_submodular import alg4_params, run_alg4
-from privopt.online.submodular_max import states_from
+from privopt.online.osm import parameters as par
+from privopt.online.osm.coverage import Stream
+from privopt.online.osm.dr_submodular import alg4_params, run_alg4
+from privopt.online.osm.submodular_max import states_from
 
 __all__ = ["cont_rows"]
 

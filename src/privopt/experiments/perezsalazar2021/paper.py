@@ -159,8 +159,8 @@ PAPER = Paper(
     summary="F1–F8: new figures illustrating its theorems (the paper has none), SYN-CLICK and Uber pickups",
     styles="privopt.experiments.perezsalazar2021.styles:STYLES",
     kind="theory",
-    # The offline comparators (OPT, G, UB: privopt.online.coverage_offline) sum in one fixed order
-    # (privopt.online.fixed_sums), not through BLAS: every row is bit for bit whatever the CPU's OpenBLAS kernel.
+    # The offline comparators (OPT, G, UB: privopt.online.osm.offline) sum in one fixed order
+    # (privopt.online.osm.fixed_sums), not through BLAS: every row is bit for bit whatever the CPU's OpenBLAS kernel.
     verify_ulps=0,
     instances=(
         Instance("uber", build=f"{MOD}.uber:build",

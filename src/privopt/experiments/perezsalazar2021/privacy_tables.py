@@ -3,13 +3,13 @@
 
 * :func:`cert_grid`: ε_cert of FI-DP (k ∈ ks, T ∈ Ts: N = T draws per expert) and of BanditDP (N =
   ⌈2γT⌉ draws, γ = min(1/2, c_γ T^{−1/3})) over a log grid of nominal ε
-  (:func:`privopt.online.osm_privacy.eps_cert`); the largest certified nominal ε of each curve is where
+  (:func:`privopt.online.osm.privacy.eps_cert`); the largest certified nominal ε of each curve is where
   the curve leaves the identity.  Beside it (beyond the paper, issue 39; perezsalazar2021 reading R23)
   ``eps_exact``: the ε of the same k·N draws under optimal composition of 2η-DP steps
-  (:func:`~privopt.online.osm_privacy.eps_cert_exact` with ``bounded_range=False``: Kairouz, Oh & Viswanath,
+  (:func:`~privopt.online.osm.privacy.eps_cert_exact` with ``bounded_range=False``: Kairouz, Oh & Viswanath,
   valid for the adaptive draws of k > 1 experts), and ``certified_exact`` (eps_exact ≤ ε_nominal).
 * :func:`tpriv_table`: the exact output law of FI-DP on the T-PRIV instance
-  (:mod:`privopt.online.osm_enumeration`) at fixed η and at the paper's η for a few ε, once as
+  (:mod:`privopt.online.osm.enumeration`) at fixed η and at the paper's η for a few ε, once as
   implemented and once with the planted bug (gains ×``bug_scale``: sensitivity > 1), which the bound
   check must catch.
 """
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.online import osm_parameters as par
-from privopt.online.osm_enumeration import TPRIV, tpriv_row
-from privopt.online.osm_privacy import eps_cert, eps_cert_exact
+from privopt.online.osm import parameters as par
+from privopt.online.osm.enumeration import TPRIV, tpriv_row
+from privopt.online.osm.privacy import eps_cert, eps_cert_exact
 
 __all__ = ["cert_grid", "tpriv_table"]
 

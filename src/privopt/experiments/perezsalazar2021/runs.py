@@ -22,7 +22,7 @@ import pandas as pd
 from privopt.experiments.perezsalazar2021 import simulate as sim
 from privopt.experiments.perezsalazar2021 import syn
 from privopt.pipeline.errors import ConfigError
-from privopt.online.coverage import Stream
+from privopt.online.osm.coverage import Stream
 
 __all__ = ["fi_job", "uber_job", "bandit_job", "cont_job", "privacy_job", "modal_set"]
 
@@ -190,8 +190,8 @@ def uber_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
 
 def _map_rows(inst, bench: Mapping[str, Any], P, stream: Stream, k: int) -> list[dict]:
     """Density cells, candidates and the OPT set of the map (Figure 4b)."""
-    from privopt.online.coverage import type_totals
-    from privopt.online.coverage_offline import exact_opt
+    from privopt.online.osm.coverage import type_totals
+    from privopt.online.osm.offline import exact_opt
 
     meta = inst.meta
     width, height = meta["extent_km"]

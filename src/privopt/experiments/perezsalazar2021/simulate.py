@@ -12,7 +12,7 @@ returns one row per replica with the quantities of perezsalazar2021 reading R21:
   pseudo-regret Σ_i r̃_i, whether every expert meets Thm 3 (``hedge_ok``, relative tolerance 1e-9) and
   its smallest relative slack;
 * privacy: ε (the config value; NaN for non-private baselines), ε_nominal (η-equivalent for them),
-  ε_cert (:mod:`privopt.online.osm_privacy`), ``certified``, δ, ``delta_tail`` (bandit: Hoeffding);
+  ε_cert (:mod:`privopt.online.osm.privacy`), ``certified``, δ, ``delta_tail`` (bandit: Hoeffding);
 * the bound of the theorem (B_FI or B_BD), the effective budget u, γ, M, draws, wall seconds.
 
 Random streams (``privopt.seeding``, paper ``perezsalazar2021``): ``learner`` keyed by (instance key,
@@ -32,12 +32,12 @@ from typing import Any
 import numpy as np
 
 from privopt import seeding
-from privopt.online import osm_parameters as par
-from privopt.online.coverage import Stream, type_totals
-from privopt.online.coverage_offline import benchmarks, uniform_value
-from privopt.online.fixed_sums import running_dot
-from privopt.online.osm_privacy import eps_cert, nominal_eps
-from privopt.online.submodular_max import explore_counts, run_bandit, run_full_information, states_from
+from privopt.online.osm import parameters as par
+from privopt.online.osm.coverage import Stream, type_totals
+from privopt.online.osm.offline import benchmarks, uniform_value
+from privopt.online.osm.fixed_sums import running_dot
+from privopt.online.osm.privacy import eps_cert, nominal_eps
+from privopt.online.osm.submodular_max import explore_counts, run_bandit, run_full_information, states_from
 
 __all__ = ["PAPER", "FI_ALGOS", "BANDIT_ALGOS", "Algo", "fi_algos", "Benchmarks", "stream_benchmarks",
            "full_information", "bandit", "checkpoint_rounds"]
@@ -124,7 +124,7 @@ def _bench_fields(b: Mapping[str, Any], alg: float) -> dict:
 
 def _weighted(r: np.ndarray) -> np.ndarray:
     """Σ_i (1 − 1/k)^{k−i} r_i of each row, summed term after term (not a BLAS product: the same bits on every CPU,
-    privopt.online.fixed_sums)."""
+    privopt.online.osm.fixed_sums)."""
     k = r.shape[1]
     weights = (1.0 - 1.0 / k) ** (k - 1 - np.arange(k)) if k > 1 else np.ones(1)
     return np.array([running_dot(row, weights) for row in r])
@@ -191,7 +191,7 @@ def bandit(P, stream: Stream, *, instance: str, key: Mapping[str, Any], k: int, 
            seeds: Sequence[int], rows: Mapping[int, int], delta: float, c_gamma: float, bench: Benchmarks,
            checkpoints: Sequence[int] = ()) -> tuple[list[dict], Any, list[tuple[Algo, int]]]:
     """Every (algorithm × seed) replica of one bandit configuration: (rows, BanditRuns, replicas)."""
-    from privopt.online.osm_privacy import bandit_tail
+    from privopt.online.osm.privacy import bandit_tail
 
     n = P.shape[1]
     replicas = [(a, int(s)) for a in algos for s in seeds]

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privopt.online import osm_parameters as par
-from privopt.online.osm_privacy import bandit_tail
+from privopt.online.osm import parameters as par
+from privopt.online.osm.privacy import bandit_tail
 
 __all__ = ["VALUES", "summary", "breakeven", "breakeven_table", "phi_half", "fi_tables", "uber_tables", "bandit_tables", "cont_tables",
            "privacy_tables"]

@@ -5,7 +5,7 @@
   are dropped.  Local projection ``y = (Lat − 40.70)·111.0``, ``x = (Lon + 74.02)·111.32·cos(40.75°)`` km.
 * Candidates U: the centres of a g×g grid of cells over B (row-major from the south-west; g = 6 ⇒ n = 36).
 * Location l covers pickup p iff ``‖l − p‖₁ ≤ r`` (Manhattan metric, r = 1 km).  A pickup's *signature* is
-  the set of candidates covering it; the signatures are the types of :mod:`privopt.online.coverage`
+  the set of candidates covering it; the signatures are the types of :mod:`privopt.online.osm.coverage`
   (P = 0/1), so ``f_t(S) = 1{S covers pickup t}`` (UBER-PICK: one pickup per round; the privacy unit is
   one rider) and, for UBER-WIN, ``f_t(S)`` = the fraction of the pickups of window t that S covers
   (consecutive non-empty windows of w minutes from 2014-04-01 00:00; empty windows are dropped and
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from privopt.pipeline.errors import ConfigError
-from privopt.online.coverage import Stream
+from privopt.online.osm.coverage import Stream
 
 __all__ = ["BOX", "LAT0", "LON0", "KM_PER_DEG_LAT", "KM_PER_DEG_LON", "project", "candidates", "signatures",
            "build", "UberInstance", "load"]

@@ -1,8 +1,8 @@
 """Figure ST-1c (new, beyond the paper): PFTAL's regret with each continual counter at the same pure-ε guarantee.
 
 Issue 27, step 4.  ST-1's setting (Uber disk, p = 2, both losses, the ε grid, each horizon T its own run), PFTAL
-(:mod:`privopt.online.pftal`) with its private prefix sum Σ_{τ≤t} z_τ + N(t) released by each counter of
-:func:`privopt.online.pftal.pftal_counter`.  Every counter is ε-DP for the same neighbouring relation as the paper's
+(:mod:`privopt.online.pftal.full`) with its private prefix sum Σ_{τ≤t} z_τ + N(t) released by each counter of
+:func:`privopt.online.pftal.full.pftal_counter`.  Every counter is ε-DP for the same neighbouring relation as the paper's
 TBAP (one loss replaced: one item z_t moves by ≤ Δ = c_sens·μ in ℓ2, the later items being the same functions of the
 earlier releases), because each is a data-independent set of ℓ2-Laplace node noises added to node sums, every node
 released once after all its items, so the privacy loss is at most (nodes holding an item)·Δ/λ:
@@ -32,8 +32,8 @@ import pandas as pd
 
 from privopt.experiments.smith2013.runs import RADIUS, load_disk
 from privopt.experiments.smith2013.streams import replica_states, uber_indices
-from privopt.online.comparators import best_fixed
-from privopt.online.pftal import COUNTERS, pftal_setup, run_pftal
+from privopt.online.pftal.comparators import best_fixed
+from privopt.online.pftal.full import COUNTERS, pftal_setup, run_pftal
 
 __all__ = ["COUNTERS", "RUN_COLUMNS", "st1c_job"]
 

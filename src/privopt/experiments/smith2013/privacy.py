@@ -26,7 +26,7 @@ nodes an item lies in).  Checks, one row each for the correct configuration and 
   the subtle bug at fixed seeds).
 * ``tbap_laplace_d1``: the same with d = 1 (ℓ2-Laplace = Laplace).
 * ``pftal_gradient_bound`` (runtime guard): PFTAL (distance loss, H*, ε = 1, T = 1024) on points
-  uniform in the unit disk; the kernel records max_t ‖z_t‖/μ and :func:`privopt.online.pftal.run_pftal`
+  uniform in the unit disk; the kernel records max_t ‖z_t‖/μ and :func:`privopt.online.pftal.full.run_pftal`
   raises when it exceeds 1 (the noise would then not give the claimed ε).  Correct: μ = L + Hρ_C, the
   bound of the regularised gradient ∇f + Hŵ.  Planted bug: μ = L (forgetting the regulariser's Hρ_C,
   the kind of under-noising cardoso2019 reading R5 finds in Rivera Cardoso & Cummings' Thm 9): the guard must fire.
@@ -49,7 +49,7 @@ from privopt import seeding
 from privopt.audit.core import COLUMNS, Audit, run_audit, variant_name
 from privopt.experiments.smith2013.streams import PAPER, replica_states
 from privopt.mechanisms.tree import dyadic_leaf_nodes
-from privopt.online.pftal import pftal_setup, run_pftal
+from privopt.online.pftal.full import pftal_setup, run_pftal
 from privopt.mechanisms.tbap import tbap_releases, tbap_scale
 
 __all__ = ["EPS", "MU", "T_AUDIT", "AUDIT_SAMPLES", "tbap_items", "tbap_exact_eps", "tbap_node_loss", "tbap_audit",

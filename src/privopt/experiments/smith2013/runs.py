@@ -3,7 +3,7 @@
 One job = one parameter point × a block of seeds; inside it, every ε of the figure's grid and the
 non-private baseline (ε = ∞) run on the same point streams (common random numbers).  Each horizon T is
 its own run (K, H, β depend on T: smith2013 reading R10).  Regret = Σ_t f_t(w_t) − min_{w∈C} Σ_t f_t(w), with the
-exact comparator of :mod:`privopt.online.comparators`.
+exact comparator of :mod:`privopt.online.pftal.comparators`.
 
 * ``st0``: TBAP error ‖v̂_t − v_t‖² summed over the seeds (each seed one independent tree), t = 1..T.
 * ``st1``/``st2``: PFTAL on the Uber disk, both losses (``sc``, ``gc``), point (T,) or none (T fixed).
@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from privopt.experiments.smith2013.streams import dim_points, replica_states, uber_indices
-from privopt.online.bandit_pftal import bandit_setup, run_bandit
-from privopt.online.comparators import best_fixed
-from privopt.online.pftal import pftal_setup, run_pftal
+from privopt.online.pftal.bandit import bandit_setup, run_bandit
+from privopt.online.pftal.comparators import best_fixed
+from privopt.online.pftal.full import pftal_setup, run_pftal
 from privopt.mechanisms.tbap import tbap_error_sq, tbap_error_sq_theory, tbap_scale
 
 __all__ = ["RADIUS", "eps_grid", "load_disk", "pftal_rows", "st0_job", "st1_job", "st2_job", "st3_job", "st4_job"]

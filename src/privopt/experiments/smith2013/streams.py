@@ -19,7 +19,7 @@ import numpy as np
 
 from privopt import seeding
 from privopt.fastrng import FastGenerator
-from privopt.online.projections import project_ball
+from privopt.online.pftal.projections import project_ball
 
 __all__ = ["PAPER", "uber_indices", "dim_points", "replica_states"]
 

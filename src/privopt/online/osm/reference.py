@@ -1,18 +1,18 @@
 """Plain-Python reference of the online submodular maximisation algorithms (tests only).
 
 One replica at a time, written as the paper states the algorithms: Hedge's distribution recomputed
-from the cumulative gains every round (:func:`privopt.online.hedge.hedge_distribution`), marginal
-gains from the set function (:func:`privopt.online.coverage.marginal_gains`).  It consumes the
+from the cumulative gains every round (:func:`privopt.online.osm.hedge.hedge_distribution`), marginal
+gains from the set function (:func:`privopt.online.osm.coverage.marginal_gains`).  It consumes the
 random numbers of a :class:`privopt.fastrng.FastGenerator` in the canonical order of
-:mod:`privopt.online._osm_kernels`, so the kernels must make the same plays.
+:mod:`privopt.online.osm.kernels`, so the kernels must make the same plays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from privopt.online.coverage import Stream, marginal_gains, set_value
-from privopt.online.hedge import hedge_distribution
+from privopt.online.osm.coverage import Stream, marginal_gains, set_value
+from privopt.online.osm.hedge import hedge_distribution
 
 __all__ = ["fi_reference", "bandit_reference"]
 

@@ -2,7 +2,7 @@
 2021): the full-information and bandit algorithms on coverage streams, every replica in one kernel call.
 
 docs/papers/perezsalazar2021.md, readings R4, R5 and R19.  The algorithms differ only in their rates (see
-:mod:`privopt.online.osm_parameters`), so one driver runs each feedback model:
+:mod:`privopt.online.osm.parameters`), so one driver runs each feedback model:
 
 * :func:`run_full_information` — FI-DP (Algorithm 2: k ordered Hedge experts, expert i fed the
   marginal gains on the picks of experts 1..i−1, feed-forward within the round), SG-NP (η = √(k ln n/T))
@@ -13,8 +13,8 @@ docs/papers/perezsalazar2021.md, readings R4, R5 and R19.  The algorithms differ
   same coin stream, η from the explore count M known beforehand: :func:`explore_counts`).
 
 Duplicates are kept (|S_t| may be < k; the marginal of an item already chosen is 0; perezsalazar2021 reading R4).
-The kernels are in :mod:`privopt.online._osm_kernels`; a plain Python reference consuming the same
-random numbers is :mod:`privopt.online.osm_reference`.
+The kernels are in :mod:`privopt.online.osm.kernels`; a plain Python reference consuming the same
+random numbers is :mod:`privopt.online.osm.reference`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.online import _osm_kernels as K
-from privopt.online.coverage import Stream, check_coverage_matrix
+from privopt.online.osm import kernels as K
+from privopt.online.osm.coverage import Stream, check_coverage_matrix
 
 __all__ = ["FIRuns", "BanditRuns", "states_from", "run_full_information", "run_bandit", "explore_counts"]
 

@@ -2,7 +2,7 @@
 
 docs/papers/perezsalazar2021.md, readings R13 and R21.  Over the first T rounds,
 ``Φ(S) = Σ_{t≤T} f_t(S) = Σ_m c_m·(1 − Π_{a∈S}(1 − P[m, a]))`` with ``c`` the total weight of each
-type (:func:`privopt.online.coverage.type_totals`), so every k-set is valued by one product per type.
+type (:func:`privopt.online.osm.coverage.type_totals`), so every k-set is valued by one product per type.
 
 * :func:`exact_opt`: ``OPT_T = max_{|S|=k} Φ(S)`` by enumerating every k-subset of the items that
   survive *k-dominance pruning*: item a is dropped when at least k other items dominate it pointwise
@@ -12,7 +12,7 @@ type (:func:`privopt.online.coverage.type_totals`), so every k-set is valued by 
   what makes SYN-CLICK-PAD (dummy items equal to p_base everywhere) enumerable at n = 1000.  The
   enumeration is refused above ``max_sets`` subsets (2·10⁶, perezsalazar2021 reading R13).
 * :func:`greedy`: the offline greedy set on Φ (ties to the lowest index) — OFF-GREEDY.  Its gains and values are
-  sums in one fixed order (:mod:`privopt.online.fixed_sums`), not BLAS products, so G is the same bits on every
+  sums in one fixed order (:mod:`privopt.online.osm.fixed_sums`), not BLAS products, so G is the same bits on every
   CPU.
 * :func:`uniform_value`: the exact expected Φ of UNIF (k independent uniform picks, duplicates merged),
   by enumerating the n^k pick tuples.
@@ -26,8 +26,8 @@ import math
 
 import numpy as np
 
-from privopt.online.fixed_sums import dot, dots
-from privopt.online.coverage import check_coverage_matrix
+from privopt.online.osm.fixed_sums import dot, dots
+from privopt.online.osm.coverage import check_coverage_matrix
 
 __all__ = ["MAX_SETS", "kept_items", "exact_opt", "greedy", "greedy_upper_bound",
            "benchmarks", "uniform_value"]
@@ -54,7 +54,7 @@ def exact_opt(P, counts, k: int, max_sets: int = MAX_SETS) -> tuple[np.ndarray, 
     """(OPT values, optimal sets): for each column of ``counts`` (M × J) the maximum of Φ over k-sets
     and one maximiser (the first in lexicographic order of the kept items).  Raises ValueError when
     the enumeration would exceed ``max_sets`` subsets."""
-    from privopt.online._offline_kernels import best_subsets
+    from privopt.online.osm.kernels import best_subsets_kernel
 
     P = check_coverage_matrix(P)
     counts = np.ascontiguousarray(np.asarray(counts, dtype=float).reshape(P.shape[0], -1))
@@ -67,7 +67,7 @@ def exact_opt(P, counts, k: int, max_sets: int = MAX_SETS) -> tuple[np.ndarray, 
         raise ValueError(f"exact optimum needs {size:,} subsets (> {max_sets:,}); use greedy_upper_bound")
     best = np.empty(counts.shape[1])
     arg = np.zeros((counts.shape[1], k), dtype=np.int64)
-    best_subsets(P, kept.astype(np.int64), int(k), counts, best, arg)
+    best_subsets_kernel(P, kept.astype(np.int64), int(k), counts, best, arg)
     return best, arg
 
 
@@ -129,7 +129,7 @@ def benchmarks(P, counts, k: int, max_sets: int = MAX_SETS) -> dict[str, np.ndar
 def uniform_value(P, counts, k: int, max_tuples: int = MAX_SETS) -> np.ndarray:
     """E Φ(S) for S the set of k independent uniform picks (UNIF), exactly, for each column of ``counts``;
     NaN when n^k exceeds ``max_tuples``."""
-    from privopt.online._offline_kernels import mean_over_tuples
+    from privopt.online.osm.kernels import mean_over_tuples_kernel
 
     P = check_coverage_matrix(P)
     counts = np.ascontiguousarray(np.asarray(counts, dtype=float).reshape(P.shape[0], -1))
@@ -137,5 +137,5 @@ def uniform_value(P, counts, k: int, max_tuples: int = MAX_SETS) -> np.ndarray:
     if n ** k > max_tuples:
         return np.full(counts.shape[1], np.nan)
     out = np.empty(counts.shape[1])
-    mean_over_tuples(P, int(k), counts, out)
+    mean_over_tuples_kernel(P, int(k), counts, out)
     return out

@@ -1,9 +1,15 @@
-"""Numba kernels of online submodular maximisation on coverage streams (full information and bandit).
+"""Numba kernels of online submodular maximisation on coverage streams (Perez-Salazar & Cummings):
+the experts of FI-DP and BanditDP (:func:`fi_kernel`, :func:`bandit_kernel`), Algorithm 4 on the multilinear
+extension (:func:`alg4_kernel`) and the offline benchmarks (:func:`best_subsets_kernel`,
+:func:`mean_over_tuples_kernel`).  Their plain twins: :mod:`privopt.online.osm.reference` (FI-DP, BanditDP)
+and the tests (Algorithm 4, the offline enumerations).
+
+## FI-DP and BanditDP
 
 docs/papers/perezsalazar2021.md, readings R4 and R19.  One call runs every replica of one configuration (every
 ε × seed of an (instance, algorithm, k, T)): replica r has its own learning rate ``eta[r]``, its own
 xoshiro256++ stream(s) (``privopt.fastrng``, seeded by the caller from ``privopt.seeding``) and reads
-data stream ``stream_of[r]`` of :class:`privopt.online.coverage.Stream`.  Replicas are independent,
+data stream ``stream_of[r]`` of :class:`privopt.online.osm.coverage.Stream`.  Replicas are independent,
 so a result never depends on which other replicas share the call.
 
 **Expert state.**  Expert i of a replica keeps its cumulative gains ``G[i]`` and weights
@@ -14,7 +20,7 @@ float64 rounding; ``math.exp`` otherwise): it vectorises, where a libm call per 
 most of the round.  A draw scans the cumulative weights against ``u·Σw`` (one uniform per draw),
 i.e. samples exactly ``softmax(η G)`` — the exponential mechanism of Hedge (Alg. 1).
 
-**Canonical random-number use** (the plain reference :mod:`privopt.online.osm_reference` consumes
+**Canonical random-number use** (the plain reference :mod:`privopt.online.osm.reference` consumes
 the same numbers in the same order):
 
 * full information: per round, one uniform per expert i = 1..k, in order;
@@ -29,6 +35,36 @@ distribution, for the pseudo-regret and Thm 3's right-hand side); ALG at checkpo
 played set as a bit mask after round ``tail_from`` (replicas with ``code_row ≥ 0``); optionally every
 draw (tests).  Bandit: ALG, the number of explore rounds M, and the simulator-side true marginal gains
 of the frozen set S'_t in force at each round (for Lemma 2's Σ_i r_i; the learner never sees them).
+
+## Algorithm 4
+
+The kernel of Algorithm 4 (Perez-Salazar & Cummings, Sec. 5 / App. C) on the multilinear extension of a
+coverage stream; every replica in one call (see :mod:`privopt.online.osm.dr_submodular`).
+
+Per round t (1-based) of a replica with K experts E_0..E_{K−1}:
+
+* play ``x_t = (1/K) Σ_j v_t^j`` and receive ``F_t(x_t) = 1 − Π_a (1 − P[m_t, a] x_a)``;
+* for j = 0..K−1: ``x_t^j = (1/K) Σ_{i<j} v_t^i`` and ``c_t^j = ∇F_t(x_t^j)``, i.e.
+  ``c_a = P[m, a]·Π_{b≠a}(1 − P[m, b] x_b)`` (prefix and suffix products: no division);
+* each expert is PFTAL with linear gains: ``v_{t+1}^j = Π_{P_k}(Ĉ_t^j / (H t))`` with ``Ĉ_t^j`` the noisy
+  prefix sum of its gradients by tree aggregation ("dyadic" binary mechanism: item t completes the node of
+  level tz(t), which gets a fresh noise vector; ``Ĉ_t`` = exact prefix sum + the noises of the levels of the
+  set bits of t), ``v_1^j = Π(0) = 0``;
+* node noise: the ℓ2-Laplace ("Gamma-norm") law, density ∝ exp(−‖b‖₂/λ): radius ~ Gamma(n, λ), direction
+  uniform; canonical draw order one Gamma(n) then n standard normals (replica's xoshiro256++ stream);
+* projection on ``P_k = {x ∈ [0,1]^n : Σ x ≤ k}``: clip; if the sum exceeds k, bisection (64 halvings) on τ
+  in ``Σ clip(y − τ, 0, 1) = k``.
+
+Recorded: ALG = Σ_t F_t(x_t), each expert's exact gradient sum C^j and its linear gain Σ_t c_t^j·v_t^j
+(for the linear regrets r_j = max_{v∈P_k} C^j·v − Σ_t c_t^j·v_t^j of Lemma 7).
+
+## Offline benchmarks
+
+The kernels of the offline benchmarks (:mod:`privopt.online.osm.offline`): enumeration of every
+k-subset (exact optimum) and of every pick tuple (UNIF's expected value) of a coverage instance.
+
+Both walk the subsets/tuples depth-first, keeping per type the running product Π(1 − P[m, a]) of the
+items chosen so far, so a leaf costs one pass over the types and the count columns (no exp, no log).
 """
 
 from __future__ import annotations
@@ -38,9 +74,11 @@ import math
 import numba
 import numpy as np
 
-from privopt.fastrng import rng_load, rng_store, rng_uniform_t
+from privopt.fastrng import rng_gamma_t, rng_load, rng_normal_t, rng_store, rng_uniform_t
 
-__all__ = ["exp_small", "exp_small8", "exp_small4", "exp_tier", "POLY_MAX", "refresh_period", "fi_kernel", "bandit_kernel", "count_explores"]
+__all__ = ["exp_small", "exp_small8", "exp_small4", "exp_tier", "POLY_MAX", "refresh_period", "fi_kernel", "bandit_kernel",
+           "count_explores", "project_capped_simplex", "l2_laplace_draw", "l2_laplace_block", "alg4_kernel",
+           "best_subsets_kernel", "mean_over_tuples_kernel"]
 
 #: largest η·g evaluated by the polynomial (degree 12: remainder x^13/13!·e^x < 3e-18 at x = 1/4)
 POLY_MAX = 0.25
@@ -430,3 +468,238 @@ def bandit_kernel(P, types, stream_of, k, T, eta, gamma, redraw_always, coin_sta
                 G_out[r, i, a] = G[i, a]
         rng_store(states[r], st)
         rng_store(coin_states[r], cst)
+
+
+# ---- Algorithm 4 ----------------------------------------
+
+
+@numba.njit(cache=True, inline="always")
+def l2_laplace_draw(st, lam, out):
+    """One ℓ2-Laplace vector (density ∝ exp(−‖b‖₂/λ)) into ``out``: radius Gamma(n)·λ, then n normals for
+    the direction; returns the new state tuple."""
+    n = out.shape[0]
+    radius, st = rng_gamma_t(st, float(n))
+    ss = 0.0
+    for a in range(n):
+        z, st = rng_normal_t(st)
+        out[a] = z
+        ss += z * z
+    scale = lam * radius / math.sqrt(ss)
+    for a in range(n):
+        out[a] *= scale
+    return st
+
+
+@numba.njit(cache=True)
+def l2_laplace_block(state, lam, out):
+    """Rows of ``out`` filled with independent :func:`l2_laplace_draw` vectors (tests); advances ``state``."""
+    st = rng_load(state)
+    for i in range(out.shape[0]):
+        st = l2_laplace_draw(st, lam, out[i])
+    rng_store(state, st)
+
+
+@numba.njit(cache=True)
+def project_capped_simplex(y, k, out):
+    """Euclidean projection of y on {x ∈ [0,1]^n : Σ x ≤ k} into ``out``."""
+    n = y.shape[0]
+    total = 0.0
+    for a in range(n):
+        v = min(max(y[a], 0.0), 1.0)
+        out[a] = v
+        total += v
+    if total <= k:
+        return
+    lo, hi = 0.0, 0.0
+    for a in range(n):
+        if y[a] > hi:
+            hi = y[a]
+    for _ in range(64):
+        tau = 0.5 * (lo + hi)
+        s = 0.0
+        for a in range(n):
+            s += min(max(y[a] - tau, 0.0), 1.0)
+        if s > k:
+            lo = tau
+        else:
+            hi = tau
+    for a in range(n):
+        out[a] = min(max(y[a] - hi, 0.0), 1.0)
+
+
+@numba.njit(cache=True, inline="always")
+def _gradient(P, m, x, n, pre, c):
+    """c = ∇F(x) of F(x) = 1 − Π(1 − P[m,a] x_a); returns F(x)."""
+    acc = 1.0
+    for a in range(n):
+        pre[a] = acc
+        acc *= 1.0 - P[m, a] * x[a]
+    suf = 1.0
+    for a in range(n - 1, -1, -1):
+        c[a] = P[m, a] * pre[a] * suf
+        suf *= 1.0 - P[m, a] * x[a]
+    return 1.0 - acc
+
+
+@numba.njit(cache=True)
+def alg4_kernel(P, types, stream_of, k, K_of, T, H, lam, states, alg, C_out, lin_out):
+    """Algorithm 4 for every replica (module docstring): ``K_of[r]`` experts, PFTAL parameters ``H[r]`` and
+    node-noise scale ``lam[r]`` (λ = 0: no noise, no draws).  Outputs ALG (R,), the exact gradient sums
+    C^j (R, Kmax, n) and the linear gains Σ_t c_t^j·v_t^j (R, Kmax)."""
+    R = K_of.shape[0]
+    n = P.shape[1]
+    Kmax = 1
+    for r in range(R):
+        if K_of[r] > Kmax:
+            Kmax = K_of[r]
+    L = 1
+    while (1 << L) <= T:
+        L += 1
+    v = np.zeros((Kmax, n))
+    C = np.zeros((Kmax, n))
+    noise = np.zeros((Kmax, L, n))
+    x = np.zeros(n)
+    xj = np.zeros(n)
+    c = np.zeros(n)
+    pre = np.zeros(n)
+    y = np.zeros(n)
+    for r in range(R):
+        K = K_of[r]
+        s = stream_of[r]
+        st = rng_load(states[r])
+        for j in range(K):
+            for a in range(n):
+                v[j, a] = 0.0
+                C[j, a] = 0.0
+            lin_out[r, j] = 0.0
+            for lv in range(L):
+                for a in range(n):
+                    noise[j, lv, a] = 0.0
+        total = 0.0
+        for t in range(1, T + 1):
+            m = types[s, t - 1]
+            for a in range(n):
+                x[a] = 0.0
+                xj[a] = 0.0
+            for j in range(K):
+                for a in range(n):
+                    x[a] += v[j, a] / K
+            # reward F_t(x_t)
+            prod = 1.0
+            for a in range(n):
+                prod *= 1.0 - P[m, a] * x[a]
+            total += 1.0 - prod
+            level = 0
+            while ((t >> level) & 1) == 0:
+                level += 1
+            for j in range(K):
+                _gradient(P, m, xj, n, pre, c)
+                lin = 0.0
+                for a in range(n):
+                    C[j, a] += c[a]
+                    lin += c[a] * v[j, a]
+                lin_out[r, j] += lin
+                # the node of level tz(t) completes: a fresh noise vector; lower levels are no longer used
+                if lam[r] > 0.0:
+                    st = l2_laplace_draw(st, lam[r], noise[j, level])
+                for a in range(n):
+                    y[a] = C[j, a]
+                for lv in range(L):
+                    if (t >> lv) & 1:
+                        for a in range(n):
+                            y[a] += noise[j, lv, a]
+                for a in range(n):
+                    y[a] /= H[r] * t
+                # the prefix point of the next expert uses this expert's current v (before its update)
+                for a in range(n):
+                    xj[a] += v[j, a] / K
+                project_capped_simplex(y, float(k), v[j])
+        alg[r] = total
+        for j in range(K):
+            for a in range(n):
+                C_out[r, j, a] = C[j, a]
+        rng_store(states[r], st)
+
+
+# ---- offline benchmarks --------------------------------
+
+
+@numba.njit(cache=True)
+def best_subsets_kernel(P, kept, k, counts, best, arg):
+    """For each column j of ``counts`` (M × J): the largest Σ_m counts[m, j]·(1 − Π_{a∈S}(1 − P[m, a])) over
+    k-subsets S of ``kept`` (lexicographic order, the first maximiser kept) into ``best[j]``, ``arg[j]``."""
+    M = P.shape[0]
+    J = counts.shape[1]
+    nk = kept.shape[0]
+    U = np.ones((k + 1, M))
+    idx = np.zeros(k, dtype=np.int64)
+    for j in range(J):
+        best[j] = -np.inf
+    vals = np.zeros(J)
+    # iterative lexicographic walk over combinations of positions 0..nk-1
+    d = 0
+    idx[0] = 0
+    while d >= 0:
+        if idx[d] > nk - (k - d):
+            d -= 1
+            if d >= 0:
+                idx[d] += 1
+            continue
+        a = kept[idx[d]]
+        for m in range(M):
+            U[d + 1, m] = U[d, m] * (1.0 - P[m, a])
+        if d == k - 1:
+            for j in range(J):
+                vals[j] = 0.0
+            for m in range(M):
+                cov = 1.0 - U[k, m]
+                for j in range(J):
+                    vals[j] += counts[m, j] * cov
+            for j in range(J):
+                if vals[j] > best[j]:
+                    best[j] = vals[j]
+                    for q in range(k):
+                        arg[j, q] = kept[idx[q]]
+            idx[d] += 1
+        else:
+            idx[d + 1] = idx[d] + 1
+            d += 1
+
+
+@numba.njit(cache=True)
+def mean_over_tuples_kernel(P, k, counts, out):
+    """Mean over the n^k pick tuples (duplicates merged into a set) of Σ_m counts[m, j]·(1 − Π(1 − P[m, a]))."""
+    M, n = P.shape
+    J = counts.shape[1]
+    U = np.ones((k + 1, M))
+    idx = np.zeros(k, dtype=np.int64)
+    for j in range(J):
+        out[j] = 0.0
+    total = 0
+    d = 0
+    idx[0] = 0
+    while d >= 0:
+        if idx[d] >= n:
+            d -= 1
+            if d >= 0:
+                idx[d] += 1
+            continue
+        a = idx[d]
+        dup = False
+        for q in range(d):
+            if idx[q] == a:
+                dup = True
+        for m in range(M):
+            U[d + 1, m] = U[d, m] if dup else U[d, m] * (1.0 - P[m, a])
+        if d == k - 1:
+            for m in range(M):
+                cov = 1.0 - U[k, m]
+                for j in range(J):
+                    out[j] += counts[m, j] * cov
+            total += 1
+            idx[d] += 1
+        else:
+            idx[d + 1] = 0
+            d += 1
+    for j in range(J):
+        out[j] /= total

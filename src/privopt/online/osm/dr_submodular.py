@@ -3,7 +3,7 @@ DR-submodular functions, K ordered PFTAL experts with linear gains (docs/papers/
 
 On the multilinear extension of a coverage stream (SYN-CLICK-MLE) ``F_t(x) = 1 − Π_a (1 − P[m_t, a] x_a)``
 over ``P_k = {x ∈ [0,1]^n : Σ x ≤ k}``; ``max_{P_k} Σ_t F_t`` is the discrete optimum OPT_T, so the benchmarks
-of :mod:`privopt.online.coverage_offline` apply.  Parameters (perezsalazar2021 readings R9, R10):
+of :mod:`privopt.online.osm.offline` apply.  Parameters (perezsalazar2021 readings R9, R10):
 
 * ``K = ⌈(T / ln^{2.5} T)^{1/4}⌉`` (App. C) unless given; ε' = ε/K per expert (Lemma 6: the feed-forward
   induction of Lemma 1 with densities);
@@ -12,7 +12,7 @@ of :mod:`privopt.online.coverage_offline` apply.  Parameters (perezsalazar2021 r
 * ``H = c_H · n · ln^{2.5}(T) / (ε' √T)``.
 
 Lemma 7 (Chen et al., pathwise): ``R_T ≤ (1/K) Σ_j r_j + βR²T/(2K)``, β = max_m ‖P[m]‖₂² (|∂²F| ≤ p_a p_b),
-R = √k.  The kernel is :mod:`privopt.online._continuous_kernel`.
+R = √k.  The kernel is :mod:`privopt.online.osm.kernels`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privopt.online import osm_parameters as par
-from privopt.online._continuous_kernel import cont_kernel
-from privopt.online.coverage import Stream, check_coverage_matrix
+from privopt.online.osm import parameters as par
+from privopt.online.osm.kernels import alg4_kernel
+from privopt.online.osm.coverage import Stream, check_coverage_matrix
 
 __all__ = ["Alg4Params", "alg4_params", "Alg4Runs", "run_alg4"]
 
@@ -88,5 +88,5 @@ def run_alg4(P, stream: Stream, k: int, T: int, params: list[Alg4Params], states
     lam = np.array([p.lam for p in params])
     Kmax = int(K_of.max())
     alg, C, lin = np.zeros(R), np.zeros((R, Kmax, P.shape[1])), np.zeros((R, Kmax))
-    cont_kernel(P, stream.types, stream_of, float(k), K_of, int(T), H, lam, states, alg, C, lin)
+    alg4_kernel(P, stream.types, stream_of, float(k), K_of, int(T), H, lam, states, alg, C, lin)
     return Alg4Runs(alg, C, lin, K_of)

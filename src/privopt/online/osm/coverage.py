@@ -15,7 +15,7 @@ and its function is::
 The marginal gain of item a on a prefix set Q is ``Σ_j w_j·U_j(Q)·P[m_j, a]`` with
 ``U_j(Q) = Π_{b∈Q}(1 − P[m_j, b])``, and 0 for a ∈ Q.  Sums over a stream depend only on the total
 weight of each type (:func:`type_totals`), which is what makes the exact optimum cheap
-(:mod:`privopt.online.coverage_offline`).
+(:mod:`privopt.online.osm.offline`).
 
 A :class:`Stream` holds either a single type per round (``types``, one row per data stream: the
 SYN-CLICK streams differ per seed) or one shared mixture stream in CSR form (``ptr``, ``ids``,

@@ -7,9 +7,9 @@ Its deterministic guarantee (Thm 3), for every action i and every gain sequence,
     Σ_t g_t(i) − Σ_t x_tᵀ g_t  ≤  η Σ_t x_tᵀ(g_t²) + ln N / η.
 
 Privacy comes from the sampling alone: the draw at t is the exponential mechanism with score
-``Σ_{τ<t} g_τ`` (sensitivity 1), so each draw is 2η-DP (:mod:`privopt.online.osm_privacy`).
+``Σ_{τ<t} g_τ`` (sensitivity 1), so each draw is 2η-DP (:mod:`privopt.online.osm.privacy`).
 
-These are the plain closed forms the kernels (:mod:`privopt.online._osm_kernels`) are tested
+These are the plain closed forms the kernels (:mod:`privopt.online.osm.kernels`) are tested
 against; they are not used in the simulation loops.
 """
 

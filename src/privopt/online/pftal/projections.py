@@ -12,7 +12,7 @@ import math
 import numba
 import numpy as np
 
-from privopt.online.losses import row_norms
+from privopt.online.pftal.losses import row_norms
 
 __all__ = ["project_ball_inplace", "project_ball"]
 

@@ -1,6 +1,6 @@
 """Numba kernels of the private continuous greedy for the facility objective.
 
-Private module; the public entry point is
+Their caller (and the public entry point) is
 :func:`privopt.submodular.continuous_greedy.private_continuous_greedy`.
 Notation and formulas follow chaturvedi2021 readings R1, R2, R5, R7, R18.  Both kernels take all randomness pre-drawn
 (``gumbel`` and,
@@ -81,7 +81,7 @@ def _mask_entry(dT, mk, out):
 
 
 @njit(cache=True)
-def pcg_facility_G(dT, row_of, part_of, capacity, T, r, thr, eps0, R, gumbel, use_masks, record, trace):
+def pcg_facility_G_kernel(dT, row_of, part_of, capacity, T, r, thr, eps0, R, gumbel, use_masks, record, trace):
     """Algorithm 1 (PCG) with the sampled proxy G on f(S) = Σ_p (1 − min_{l∈S} d[l, p]).
 
     dT: (m, n_rows) distinct rows of the distance matrix, transposed; element u
@@ -254,7 +254,7 @@ def group_update(g, x, grp_start, grp_members, q, others):
 
 
 @njit(cache=True)
-def pcg_facility_F(order, vs, row_of, grp_start, grp_members, part_of, capacity, T, r, eta, eps0, gumbel, record, trace):
+def pcg_facility_F_kernel(order, vs, row_of, grp_start, grp_members, part_of, capacity, T, r, eta, eps0, gumbel, record, trace):
     """Algorithm 1 (PCG) with exact multilinear-extension scores (chaturvedi2021 reading R7).
 
     y = counts·η (clipped at 1).  Score of candidate u:

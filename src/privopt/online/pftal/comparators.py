@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from privopt.online.losses import DISTANCE, SQUARED, loss_code
-from privopt.online.projections import project_ball
+from privopt.online.pftal.losses import DISTANCE, SQUARED, loss_code
+from privopt.online.pftal.projections import project_ball
 
 __all__ = ["ComparatorError", "best_fixed_squared", "geometric_median", "best_fixed_distance", "best_fixed"]
 

@@ -22,9 +22,10 @@ smith2013 reading R6; ST Alg. 1 line 4 prints ŵ_t for ŵ_{t+1}, smith2013 readi
 Every gradient must satisfy ‖z_t‖ ≤ μ (smith2013 reading R5): the kernel records max_t ‖z_t‖/μ per replica and
 :func:`run_pftal` raises if it exceeds 1 — the bound is never clipped silently.
 
-Two implementations, which agree bit for bit (tests): :func:`pftal_kernel` (numba, one replica after
-the other, no allocation in the loop) and :func:`pftal_numpy` (numpy, vectorised over replicas, the
-tree being :class:`privopt.mechanisms.tree.TreeAggregator`).
+Two implementations, which agree bit for bit (tests): :func:`~privopt.online.pftal.kernels.pftal_kernel` (numba,
+one replica after the other, no allocation in the loop) and its twin
+:func:`~privopt.online.pftal.reference.pftal_reference` (numpy, vectorised over replicas, the tree being
+:class:`privopt.mechanisms.tree.TreeAggregator`).
 
 The kernel takes its noise from a continual counter of :mod:`privopt.mechanisms.counting` (``counter=`` of
 :func:`run_pftal`, :func:`pftal_counter`): v̂_t = Σ_{τ≤t} z_τ + N(t).  ``tree`` at TBAP's λ is TBAP itself (the
@@ -39,20 +40,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
-from privopt.mechanisms.laplace import l2_laplace, l2_laplace_rows
-from privopt.mechanisms.counting import Counter, init_state, laplace_counter_step, make_counter
-from privopt.mechanisms.dyadic_counter import tree_step
+from privopt.mechanisms.counting import Counter, init_state, make_counter
 from privopt.mechanisms.node_noise import LAPLACE
-from privopt.mechanisms.tree import TreeAggregator, tree_levels
-from privopt.online.losses import loss_code, loss_constants, loss_grad_into, loss_value_grad, row_norms
-from privopt.online.projections import project_ball, project_ball_inplace
 from privopt.mechanisms.tbap import C_SENS, tbap_scale
+from privopt.mechanisms.tree import tree_levels
+from privopt.online.pftal.kernels import pftal_kernel
+from privopt.online.pftal.losses import loss_code, loss_constants
 
 __all__ = ["H_RULES", "COUNTERS", "RATIO_TOL", "PFTALSetup", "h_star", "h_text", "pftal_setup", "pftal_counter",
-           "pftal_kernel", "pftal_numpy", "run_pftal", "check_ratios"]
+           "run_pftal", "check_ratios"]
 
 H_RULES = ("hstar", "text")
 #: the continual counters PFTAL can run under its pure-ε guarantee (ℓ2-Laplace seeds), see :func:`pftal_counter`
@@ -115,117 +113,6 @@ def pftal_setup(loss: str, T: int, p: int, eps: float, *, radius: float = 1.0, c
     return PFTALSetup(loss=loss, T=int(T), p=int(p), eps=float(eps), radius=float(radius), c_sens=float(c_sens),
                       h_rule=h_rule, L=L, H=H, mu=mu, K=tree_levels(T), lam=tbap_scale(mu, eps, T, c_sens),
                       regularised=regularised)
-
-
-@numba.njit(cache=True)
-def pftal_kernel(pts, idx, rows, kind, regularised, T, H, mu, radius, code, scale, n, params, ibuf0, nrows,
-                 states, cum, max_ratio, wrec):
-    """PFTAL for every replica r: cumulative loss into ``cum[r]``, max_t ‖z_t‖/μ into ``max_ratio[r]``.
-
-    pts (N, p) points; idx (S, ≥T) point indices per seed row; rows (R,) seed row of each replica;
-    kind: loss code; regularised: add H·ŵ_t to the gradient; H, mu (R,); wrec (R, T+1, p) receives
-    ŵ_1..ŵ_{T+1}, or has shape (R, 0, p).  The private prefix sum is the exact Σ z_τ plus the noise N(t) of
-    a continual counter (:mod:`privopt.mechanisms.counting`), shared by every replica but for its seed scale:
-    code, n, params (the :class:`~privopt.mechanisms.counting.CounterState` fields; ℓ2-Laplace seeds, the pure-ε
-    law), ``scale`` (R,) each replica's seed scale (0: ε = ∞, no draw), ``ibuf0`` the initial ``ibuf``, ``nrows`` the rows of ``buf``;
-    ``states`` (R, 4) the replicas' noise states (advanced in place).  The counter's state is reset per
-    replica (``buf`` zeroed, ``ibuf`` back to ``ibuf0``).  One kernel for every counter (docs
-    continual-counting.md §4: at most one counter inlined in a loop): the tree's step is inlined (ST-1's path, as
-    fast as the former ``tbap_add`` and with its numbers bit for bit at TBAP's λ), the others are a plain call.
-    """
-    R = H.shape[0]
-    p = pts.shape[1]
-    w = np.zeros(p)
-    g = np.zeros(p)
-    z = np.zeros(p)
-    S = np.zeros(p)
-    xsum = np.zeros(p)
-    noise = np.zeros(p)
-    gbuf = np.zeros(p)
-    buf = np.zeros((nrows, p))
-    ibuf = ibuf0.copy()
-    record = wrec.shape[1] > 0
-    for r in range(R):
-        for i in range(p):
-            w[i] = 0.0
-            S[i] = 0.0
-            xsum[i] = 0.0
-            noise[i] = 0.0
-        buf[:, :] = 0.0
-        for j in range(ibuf.shape[0]):
-            ibuf[j] = ibuf0[j]
-        h = H[r]
-        lam = scale[r]
-        total = 0.0
-        worst = 0.0
-        row = rows[r]
-        state = states[r]
-        for t in range(1, T + 1):
-            if record:
-                for i in range(p):
-                    wrec[r, t - 1, i] = w[i]
-            total += loss_grad_into(kind, w, pts, idx[row, t - 1], p, g)
-            ss = 0.0
-            for i in range(p):
-                z[i] = g[i] + h * w[i] if regularised else g[i]
-                ss += z[i] * z[i]
-            ratio = math.sqrt(ss) / mu[r]
-            if ratio > worst:
-                worst = ratio
-            for i in range(p):
-                xsum[i] = xsum[i] + z[i]
-            if lam != 0.0:
-                if code == 0:  # the tree (TBAP, ST-1's path) inlined: the one counter of this loop
-                    tree_step(t, LAPLACE, lam, p, n, buf, state, gbuf, noise)
-                else:
-                    laplace_counter_step(code, lam, p, n, params, ibuf, buf, state, gbuf, t, noise)
-            for i in range(p):
-                S[i] = S[i] + w[i]
-            for i in range(p):
-                w[i] = S[i] / t - (xsum[i] + noise[i]) / (h * t)
-            project_ball_inplace(w, p, radius)
-        if record:
-            for i in range(p):
-                wrec[r, T, i] = w[i]
-        cum[r] = total
-        max_ratio[r] = worst
-
-
-def pftal_numpy(pts, idx, rows, kind, regularised, T, H, mu, lam, radius, gens, record=False):
-    """The numpy reference of :func:`pftal_kernel` (same arithmetic, vectorised over replicas).
-
-    ``gens``: one :class:`~privopt.fastrng.FastGenerator` per replica (advanced): the kernel's numbers
-    exactly; or one numpy ``Generator`` for all replicas: the same law, node noise drawn in bulk
-    (:func:`~privopt.mechanisms.laplace.l2_laplace_rows`; the fast numpy version of the benchmark).
-    Returns ``(cum, max_ratio, wrec)`` with ``wrec`` (R, T+1, p) or None.
-    """
-    H, mu, lam = (np.asarray(a, dtype=np.float64) for a in (H, mu, lam))
-    R, p = H.shape[0], pts.shape[1]
-
-    def sampler(_rng):
-        if isinstance(gens, np.random.Generator):
-            return l2_laplace_rows(gens, p, lam)
-        return np.stack([l2_laplace(gens[r], p, float(lam[r])) for r in range(R)])
-
-    tree = TreeAggregator(T, (R, p), sampler, None, construction="dyadic")
-    w = np.zeros((R, p))
-    S = np.zeros((R, p))
-    total = np.zeros(R)
-    worst = np.zeros(R)
-    wrec = np.zeros((R, T + 1, p)) if record else None
-    for t in range(1, T + 1):
-        if record:
-            wrec[:, t - 1] = w
-        f, g = loss_value_grad(kind, w, pts[idx[rows, t - 1]])
-        total = total + f
-        z = g + H[:, None] * w if regularised else g
-        worst = np.maximum(worst, row_norms(z) / mu)
-        tree.add(z)
-        S = S + w
-        w = project_ball(S / t - tree.release() / (H[:, None] * t), radius)
-    if record:
-        wrec[:, T] = w
-    return total, worst, wrec
 
 
 def check_ratios(max_ratio: np.ndarray, what: str) -> None:

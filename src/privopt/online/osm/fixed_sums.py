@@ -1,4 +1,4 @@
-"""Dot products summed in one fixed order, so that the offline benchmarks (:mod:`privopt.online.coverage_offline`)
+"""Dot products summed in one fixed order, so that the offline benchmarks (:mod:`privopt.online.osm.offline`)
 and the weighted regret sums of Perez-Salazar & Cummings' rows are the same bits on every CPU, whatever BLAS kernel
 numpy's OpenBLAS picks.
 

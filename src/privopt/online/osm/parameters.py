@@ -1,7 +1,7 @@
 """Learning rates, exploration rates and regret bounds of online submodular maximisation
 (Perez-Salazar & Cummings 2021; docs/papers/perezsalazar2021.md, readings R3–R5, R19).
 
-Every algorithm of the paper is a set of k Hedge experts (:mod:`privopt.online.hedge`) that differ
+Every algorithm of the paper is a set of k Hedge experts (:mod:`privopt.online.osm.hedge`) that differ
 in the learning rate η, in how many draws each expert makes (T, or about 2γT for the bandit
 algorithms) and, for the bandit ones, in the exploration rate γ:
 
