@@ -60,6 +60,34 @@ def test_every_kernel_has_a_twin_under_the_contract():
                          f"KernelTwinContract and list them in its kernels): {missing}")
 
 
+#: the modules that hold a kernel outside a ``kernels.py`` (docs/adding-a-paper.md, "A kernel and its twin"): the
+#: LinUCB lockstep and prefilter kernels beside the helpers only they use, TBAP's in the mechanism's one module
+KERNELS_ELSEWHERE = {"privopt.bandits.lockstep", "privopt.bandits.prefilter", "privopt.mechanisms.tbap"}
+
+
+def test_kernels_and_twins_are_named_and_placed_by_the_convention():
+    """A kernel lives in its package's ``kernels.py`` (or a stated exception); a ``reference.py`` holds twins named
+    ``<algorithm>_reference`` and nothing public else; no function of a package with kernels is named as the old
+    twins were (``*_numpy``)."""
+    kernels = privopt_kernels()
+    misplaced = sorted(name for name in kernels
+                       if name.rpartition(".")[0].rpartition(".")[2] != "kernels"
+                       and name.rpartition(".")[0] not in KERNELS_ELSEWHERE)
+    assert not misplaced, f"kernels outside a kernels.py: {misplaced}"
+    assert {name.rpartition(".")[0] for name in kernels} >= KERNELS_ELSEWHERE, "a stated exception holds no kernel"
+    references = [p for p in SRC.rglob("reference.py") if "pipeline" not in p.parts]
+    assert len(references) >= 3, references
+    for path in references:
+        name = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        public = importlib.import_module(name).__all__
+        bad = [f for f in public if not f.endswith("_reference")]
+        assert public and not bad, f"{name}: twins are named <algorithm>_reference, not {bad}"
+    packages = {p.parent for p in SRC.rglob("kernels.py")}
+    old = sorted(f"{path.relative_to(SRC)}: {m.group(1)}" for package in packages for path in package.glob("*.py")
+                 for m in re.finditer(r"^def ([a-z0-9_]+_numpy)\(", path.read_text(encoding="utf-8"), re.M))
+    assert not old, f"twins named *_numpy (rename to <algorithm>_reference, beside the kernel): {old}"
+
+
 def test_every_pair_names_real_kernels_and_cases():
     for cls in contract_pairs():
         assert cls.__name__.startswith("Test"), f"{cls.__module__}.{cls.__name__}: pytest collects Test* only"
