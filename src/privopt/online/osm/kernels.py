@@ -470,7 +470,7 @@ def bandit_kernel(P, types, stream_of, k, T, eta, gamma, redraw_always, coin_sta
         rng_store(coin_states[r], cst)
 
 
-# ---- Algorithm 4 ----------------------------------------
+# Algorithm 4 (the module docstring's second part)
 
 
 @numba.njit(cache=True, inline="always")
@@ -621,7 +621,7 @@ def alg4_kernel(P, types, stream_of, k, K_of, T, H, lam, states, alg, C_out, lin
         rng_store(states[r], st)
 
 
-# ---- offline benchmarks --------------------------------
+# The offline benchmarks (its third part)
 
 
 @numba.njit(cache=True)
