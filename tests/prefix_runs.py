@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 
-def run(point, settings, seeds, inputs):
+def run(experiment, point, settings, seeds, inputs):
     n, rounds, every = int(settings["n"]), int(settings["n_rounds"]), int(settings["every"])
     frames = []
     for seed in seeds:
@@ -20,14 +20,14 @@ def run(point, settings, seeds, inputs):
     return {"runs": pd.concat(frames, ignore_index=True)}
 
 
-def prefix(point, settings, seeds, inputs, rounds):
+def prefix(experiment, point, settings, seeds, inputs, rounds):
     """The first ``rounds`` rounds, with the full run's constants: the rows of the full run at t ≤ rounds."""
-    return run(point, {**settings, "n_rounds": rounds}, seeds, inputs)
+    return run(experiment, point, {**settings, "n_rounds": rounds}, seeds, inputs)
 
 
-def prefix_with_the_prefix_constants(point, settings, seeds, inputs, rounds):
+def prefix_with_the_prefix_constants(experiment, point, settings, seeds, inputs, rounds):
     """A planted bug: the prefix's horizon taken for the constants (noise √(n/rounds) times too large)."""
-    return run(point, {**settings, "n": rounds, "n_rounds": rounds}, seeds, inputs)
+    return run(experiment, point, {**settings, "n": rounds, "n_rounds": rounds}, seeds, inputs)
 
 
 def prefix_paper(prefix_run: str = "prefix_runs:prefix"):

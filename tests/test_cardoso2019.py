@@ -344,23 +344,23 @@ def test_regret_nonprivate_small_and_realised_agrees_with_expected():
     assert bound_bandit(s) > 0 and s.gamma == pytest.approx(4 / 8)
 
 
-@pytest.mark.parametrize("job, point, settings", [
-    ("rc1a_job", {"T": 256}, {"n": 8, "eps": [10.0]}),
-    ("rc1b_job", {"T": 256}, {"n": 4, "eps": [100.0]}),
-    ("rc2a_job", {"n": 4}, {"T": 128, "eps": [100.0]}),
-    ("rc4_job", {"T": 128}, {"n": 8, "eps": [10.0]}),
+@pytest.mark.parametrize("experiment, point, settings", [
+    ("rc1a", {"T": 256}, {"n": 8, "eps": [10.0]}),
+    ("rc1b", {"T": 256}, {"n": 4, "eps": [100.0]}),
+    ("rc2a", {"n": 4}, {"T": 128, "eps": [100.0]}),
+    ("rc4", {"T": 128}, {"n": 8, "eps": [10.0]}),
 ])
-def test_job_rows_are_deterministic_and_independent_of_the_seed_blocks(job, point, settings, tmp_path):
+def test_job_rows_are_deterministic_and_independent_of_the_seed_blocks(experiment, point, settings, tmp_path):
     """A run's rows depend on (experiment, point, settings, seed) only: the same whichever job (seed
     block) computes them, so no --cores, job order or seeds_per_job changes a table."""
-    from privopt.experiments.cardoso2019 import runs
+    from privopt.experiments.cardoso2019.paper import PAPER
 
     rng = np.random.default_rng(3)
     pool = pd.DataFrame({f"cell{n}": rng.integers(0, n, size=500) for n in GRIDS})
     pool.to_parquet(tmp_path / "cells.parquet")
     settings = {**settings, "c_sens": 2.0, "lambda_g": 0.25}
-    fn, inputs, key = getattr(runs, job), {"cells": str(tmp_path)}, ["eps", "seed"]
-    rows = lambda seeds: fn(point, settings, seeds, inputs)["runs"].drop(columns="wall_s")  # noqa: E731
+    exp, inputs, key = PAPER.experiment(experiment), {"cells": str(tmp_path)}, ["eps", "seed"]
+    rows = lambda seeds: exp.execute(point, settings, seeds, inputs)["runs"].drop(columns="wall_s")  # noqa: E731
     both = rows([0, 1, 2])
     pd.testing.assert_frame_equal(both, rows([0, 1, 2]))
     split = pd.concat([rows([0]), rows([1, 2])])
@@ -445,11 +445,12 @@ def test_uber_subset_fills_every_grid():
 # ------------------------------------------------------------------------------------------ privacy
 
 def test_privacy_checks_pass_and_catch_planted_bugs():
-    from privopt.experiments.cardoso2019.privacy import exact_eps, privacy_job
+    from privopt.experiments.cardoso2019.paper import PAPER
+    from privopt.experiments.cardoso2019.privacy import exact_eps
 
     assert exact_eps(False) < 1.0 < 2.0 < exact_eps(True)
     assert 1.0 < exact_eps("subtle") < 1.5  # c_sens = 1 alone: a real violation, within 1.5x of the claim
-    df = privacy_job(None, {"samples": 60_000, "seed": 0}, None, None)["runs"]
+    df = PAPER.experiment("privacy").execute({}, {"samples": 60_000, "seed": 0}, [0], {})["runs"]
     got = {(a, v): r for a, v, r in zip(df["audit"], df["variant"], df["result"])}
     for audit in ("submod_bandit_releases", "submod_bandit_bound", "submod_full_bound"):
         assert got[(audit, "correct")] == "pass"
@@ -732,14 +733,14 @@ def stats_t_crit(dof):
 def test_rc_tables_fit_slopes():
     import pandas as pd
 
-    from privopt.experiments.cardoso2019 import tables as rc_tables
+    from privopt.experiments.cardoso2019.paper import PAPER
     rng = np.random.default_rng(0)
     runs = pd.DataFrame([{"experiment": "rc4", "algorithm": "SubmodPFTAL", "n": 8, "T": T, "eps": e, "seed": s,
                           "regret_expected": math.sqrt(T) * (1 + 0.01 * rng.standard_normal()),
                           "regret_realised": math.sqrt(T) + rng.standard_normal(), "H": 0.1, "mu": 4.0, "lam": 1.0,
                           "K": 9, "gamma": 0.0, "bound": 1e6}
                          for T in (256, 1024, 4096) for e in (10.0, math.inf) for s in range(3)])
-    out = rc_tables.rc4_tables({"runs": runs}, {})
+    out = PAPER.experiment("rc4").make_tables({"runs": runs}, {})
     fit = out["rc4_fit"]
     row = fit[(fit["range"] == "all") & np.isinf(fit["eps"])].iloc[0]
     assert row["slope"] == pytest.approx(0.5, abs=0.02) and row["ci90_lo"] <= row["slope"] <= row["ci90_hi"]

@@ -17,12 +17,15 @@ import pandas as pd
 import pytest
 
 from privopt.experiments.cardoso2019.grid import GRIDS, rc_mrf
+from privopt.experiments.cardoso2019.paper import PAPER
 from privopt.fastrng import FastGenerator
 from privopt.mechanisms.counting import certify, linear_maps
 from privopt.mechanisms.tree import tree_levels
 from privopt.online.submod_pftal.algorithm import FULL_COUNTERS, full_setup, run_submod, submod_counter
 from privopt.mechanisms.tbap import tbap_scale
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+
+RC1C = PAPER.experiment("rc1c")
 
 
 #: sha256 (first 32 hex digits) of the former TBAP-only kernel's expected losses, realised losses, max ratios and
@@ -127,7 +130,7 @@ def test_rc1c_job_is_paired_deterministic_and_independent_of_the_seed_blocks(tmp
     pd.DataFrame({f"cell{n}": rng.integers(0, n, size=500) for n in GRIDS}).to_parquet(tmp_path / "cells.parquet")
     settings = {"n": 8, "eps": [1.0, 10.0], "counters": ["tree", "honaker", "smooth"], "c_sens": 2.0,
                 "lambda_g": 0.25}
-    rows = lambda seeds: counters.rc1c_job({"T": 128}, settings, seeds, {"cells": str(tmp_path)})["runs"].drop(  # noqa: E731
+    rows = lambda seeds: counters.rc1c_job(RC1C, {"T": 128}, settings, seeds, {"cells": str(tmp_path)})["runs"].drop(  # noqa: E731
         columns="wall_s")
     both = rows([0, 1, 2])
     key = ["counter", "eps", "seed"]
@@ -167,7 +170,7 @@ def _synthetic(gain: float, noise: float = 0.02, seeds: int = 12, Ts=(1024, 1638
 def _verdicts(runs):
     from privopt.experiments.cardoso2019 import claims, counters
 
-    table = counters.rc1c_tables({"runs": runs}, {})["rc1c"]
+    table = counters.rc1c_tables(RC1C, {"runs": runs}, {})["rc1c"]
     return table, {cid: [(r.reading, r.verdict, r.measured, r.needs) for r in claims.CLAIMS.evaluate_one(cid, {"rc1c": table}, {})]
                    for cid in ("RC1c.a", "RC1c.b")}
 
@@ -176,7 +179,7 @@ def test_rc1c_tables_ratio_and_paired_interval():
     from privopt.experiments.cardoso2019 import counters
 
     runs = _synthetic(-0.2)
-    out = counters.rc1c_tables({"runs": runs}, {})
+    out = counters.rc1c_tables(RC1C, {"runs": runs}, {})
     t = out["rc1c"]
     assert list(t.columns) == counters.TABLE_COLUMNS and len(out["rc1c_runs"]) == len(runs)
     assert len(t) == 2 * 2 * 3 and (t["N"] == 12).all()
@@ -192,10 +195,10 @@ def test_rc1c_tables_ratio_and_paired_interval():
     row = t[(t["counter"] == "smooth") & (t["T"] == 1024) & (t["eps"] == 1.0)].iloc[0]
     assert row["ratio"] == pytest.approx(direct)
     # deterministic (fixed resampling streams)
-    pd.testing.assert_frame_equal(t, counters.rc1c_tables({"runs": runs.sample(frac=1, random_state=1)}, {})["rc1c"])
+    pd.testing.assert_frame_equal(t, counters.rc1c_tables(RC1C, {"runs": runs.sample(frac=1, random_state=1)}, {})["rc1c"])
     # unpaired seeds are an error
     with pytest.raises(ValueError, match="paired by seed"):
-        counters.rc1c_tables({"runs": runs[~((runs["counter"] == "honaker") & (runs["seed"] == 0))]}, {})
+        counters.rc1c_tables(RC1C, {"runs": runs[~((runs["counter"] == "honaker") & (runs["seed"] == 0))]}, {})
 
 
 def test_paired_ratio_interval_uses_the_pairing():
@@ -236,7 +239,7 @@ def test_rc1c_claims_need_ten_seeds_and_both_counters():
     from privopt.experiments.cardoso2019 import claims, counters
 
     runs = _synthetic(-0.2)
-    table = counters.rc1c_tables({"runs": runs[runs["counter"] != "smooth"]}, {})["rc1c"]
+    table = counters.rc1c_tables(RC1C, {"runs": runs[runs["counter"] != "smooth"]}, {})["rc1c"]
     rows = claims.CLAIMS.evaluate_one("RC1c.b", {"rc1c": table}, {})
     assert [r.verdict for r in rows] == [INCONCLUSIVE] and "smooth did not run" in rows[0].measured
 

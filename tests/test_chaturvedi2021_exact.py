@@ -130,7 +130,7 @@ def _synthetic_runs(gain: float = 1.1, n: int = 12) -> pd.DataFrame:
 
 
 def test_tables_hold_the_paired_ratio_and_its_interval():
-    tables = exact.exact_tables({"runs": _synthetic_runs()}, {})
+    tables = exact.exact_tables(paper.PAPER.experiment("exact"), {"runs": _synthetic_runs()}, {})
     assert set(tables) == {"fig12e", "fig12e_ratio", "fig12e_runs"}
     ratio = tables["fig12e_ratio"].set_index("algorithm")
     assert list(ratio.index) == ["PCG_exactDP", "PCG_exactBR", "DPG_exactDP", "DPG_exactBR"]
@@ -146,7 +146,7 @@ def test_tables_hold_the_paired_ratio_and_its_interval():
     assert ratio["steps"].tolist() == [50, 50, 10, 10] and (ratio["n"] == 12).all()
     summary = tables["fig12e"]
     assert set(summary["algorithm"]) == set(exact.ALGORITHMS) and (summary["value"] == "utility").all()
-    again = exact.exact_tables({"runs": _synthetic_runs().sample(frac=1.0, random_state=1)}, {})
+    again = exact.exact_tables(paper.PAPER.experiment("exact"), {"runs": _synthetic_runs().sample(frac=1.0, random_state=1)}, {})
     pd.testing.assert_frame_equal(again["fig12e_ratio"], tables["fig12e_ratio"])  # deterministic, order-free
 
 
@@ -176,14 +176,15 @@ def test_the_experiment_runs_both_figures_points_and_refuses_bad_keys():
 
 
 def test_the_cost_is_the_figures_job_times_the_measured_factor():
+    EXP = paper.PAPER.experiment  # the cost model takes the experiment itself
     s = {**FIG1}
     exact = {"figure": "fig1", "reading": "paper", "point": 22}
-    fig1 = cost.job_seconds("fig1", s, {"reading": "paper", "r": 22}, 30)
-    assert cost.job_seconds("exact", s, exact, 30) == pytest.approx(cost.EXACT_FACTOR * fig1)
-    assert cost.job_data_mb("exact", s, exact, 30) == cost.job_data_mb("fig1", s, {"reading": "paper", "r": 22}, 30)
+    fig1 = cost.job_seconds(EXP("fig1"), s, {"reading": "paper", "r": 22}, 30)
+    assert cost.job_seconds(EXP("exact"), s, exact, 30) == pytest.approx(cost.EXACT_FACTOR * fig1)
+    assert cost.job_data_mb(EXP("exact"), s, exact, 30) == cost.job_data_mb(EXP("fig1"), s, {"reading": "paper", "r": 22}, 30)
     fig2 = {"figure": "fig2", "reading": "paper", "point": 1000}
-    assert cost.job_seconds("exact", FIG2, fig2, 30) == pytest.approx(
-        cost.EXACT_FACTOR * cost.job_seconds("fig2", FIG2, {"reading": "paper", "m": 1000}, 30))
+    assert cost.job_seconds(EXP("exact"), FIG2, fig2, 30) == pytest.approx(
+        cost.EXACT_FACTOR * cost.job_seconds(EXP("fig2"), FIG2, {"reading": "paper", "m": 1000}, 30))
 
 
 def test_the_figure_finding_is_one_sentence_of_ranges_and_counts_per_algorithm_and_accountant():

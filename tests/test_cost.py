@@ -21,6 +21,10 @@ from privopt.pipeline.config import load_config
 from workflow_runs import (CONFIG, SMOKE, SMOKE_CHECKS, copy_workflow, data_config, load_toy_config, needs_subset, snakemake, toy_in_process,
                            toy_schemas)
 
+#: the experiments whose cost models are tested (the models take the experiment itself, not its name)
+SH = papers()["shariff2018"].experiment
+CH = papers()["chaturvedi2021"].experiment
+
 REPO = Path(__file__).resolve().parents[1]
 
 EXP1 = {"n": 100_000, "n_rounds": None, "rec_every": 100}
@@ -77,7 +81,7 @@ def test_cost_per_round_grows_with_d_and_matches_the_measured_table(variant):
                           ("exp3", EXP3, {"mechanism": "gaussian", "gap": 0.1})])
 def test_job_seconds_grow_with_rounds_and_seeds(experiment, settings, point):
     def secs(n_rounds, seeds):
-        return sh_cost.job_seconds(experiment, {**settings, "n_rounds": n_rounds}, point, seeds)
+        return sh_cost.job_seconds(SH(experiment), {**settings, "n_rounds": n_rounds}, point, seeds)
 
     by_rounds = [secs(r, 1) for r in (1000, 10_000, 100_000)]
     assert by_rounds[0] < by_rounds[1] < by_rounds[2]
@@ -87,10 +91,10 @@ def test_job_seconds_grow_with_rounds_and_seeds(experiment, settings, point):
 
 
 def test_job_seconds_grow_with_d():
-    exp1 = [sh_cost.job_seconds("exp1", EXP1, {"reward": "pm1", "d": d}, 5) for d in (4, 8, 16, 32, 64, 128)]
+    exp1 = [sh_cost.job_seconds(SH("exp1"), EXP1, {"reward": "pm1", "d": d}, 5) for d in (4, 8, 16, 32, 64, 128)]
     assert all(b > a for a, b in zip(exp1, exp1[1:]))
     for experiment, settings, point in (("exp2", EXP2, {"gap": 0.0}), ("exp3", EXP3, {"mechanism": "wishart", "gap": 0.0})):
-        by_d = [sh_cost.job_seconds(experiment, {**settings, "d": d}, point, 1) for d in (2, 5, 8, 12, 16)]
+        by_d = [sh_cost.job_seconds(SH(experiment), {**settings, "d": d}, point, 1) for d in (2, 5, 8, 12, 16)]
         assert all(b > a for a, b in zip(by_d[1:], by_d[2:])) and by_d[0] <= by_d[1]
 
 
@@ -99,16 +103,16 @@ def test_exp3_job_holds_the_whole_rho_grid():
     assert sh_cost.DEFAULT_RHO_POINTS == runs_in_grid
     assert len(sh_cost.variants_per_job("exp3", EXP3, {"mechanism": "gaussian"})) == default
     point = {"mechanism": "gaussian", "gap": 0.1}
-    one = sh_cost.job_seconds("exp3", {**EXP3, "rho_grid": [1e5]}, point, 1)
+    one = sh_cost.job_seconds(SH("exp3"), {**EXP3, "rho_grid": [1e5]}, point, 1)
     # the grid runs in lockstep below d = 12: one round plus the unshared share of each other grid point's
     share = sh_cost.LOCKSTEP_SHARE["exp3"]
-    assert sh_cost.job_seconds("exp3", EXP3, point, 1) == pytest.approx(one * (1 + share * (default - 1)))
+    assert sh_cost.job_seconds(SH("exp3"), EXP3, point, 1) == pytest.approx(one * (1 + share * (default - 1)))
     big = {**EXP3, "d": sh_cost.LOCKSTEP_BELOW_D}  # batched kernel: one by one
-    one_big = sh_cost.job_seconds("exp3", {**big, "rho_grid": [1e5]}, point, 1)
-    assert sh_cost.job_seconds("exp3", big, point, 1) == pytest.approx(default * one_big)
+    one_big = sh_cost.job_seconds(SH("exp3"), {**big, "rho_grid": [1e5]}, point, 1)
+    assert sh_cost.job_seconds(SH("exp3"), big, point, 1) == pytest.approx(default * one_big)
     # Exp. 2 holds its configured variants, Exp. 1 one NonPrivate run per seed
-    assert sh_cost.job_seconds("exp2", {**EXP2, "variants": ["nonprivate"]}, {"gap": 0.0}, 1) < \
-        sh_cost.job_seconds("exp2", EXP2, {"gap": 0.0}, 1)
+    assert sh_cost.job_seconds(SH("exp2"), {**EXP2, "variants": ["nonprivate"]}, {"gap": 0.0}, 1) < \
+        sh_cost.job_seconds(SH("exp2"), EXP2, {"gap": 0.0}, 1)
 
 
 def test_lockstep_rounds_only_for_several_variants_below_the_batched_kernel():
@@ -127,18 +131,18 @@ def test_paper_scale_jobs_fit_their_measured_speed():
     """Exp. 2 at paper scale: 4 variants × 5·10^7 rounds at d = 5, each 0.3–3 µs per round one by one
     (measured 0.6–0.9 on an idle host, 2026-11-24; 1.7–2.1 on a loaded slower one, 2026-11-22), in
     lockstep more than the dearest variant alone and well under the four one by one."""
-    secs = sh_cost.job_seconds("exp2", EXP2, {"gap": 0.1}, 1)
+    secs = sh_cost.job_seconds(SH("exp2"), EXP2, {"gap": 0.1}, 1)
     one = [5e7 * sh_cost.us_per_round(v, 5) * 1e-6 for v in EXP2["variants"]]
     assert all(5e7 * 0.3e-6 < x < 5e7 * 3e-6 for x in one), one
     assert max(one) < secs < 0.7 * sum(one)
     # Exp. 1 at d = 64 (K = 4096): milliseconds per round, so a 5-run job takes many minutes
-    secs = sh_cost.job_seconds("exp1", EXP1, {"reward": "gaussian", "d": 64}, 5)
+    secs = sh_cost.job_seconds(SH("exp1"), EXP1, {"reward": "gaussian", "d": 64}, 5)
     assert 300 < secs < 3 * 3600
 
 
 def test_data_memory_grows_with_recorded_points():
-    small = sh_cost.job_data_mb("exp2", EXP2, {"gap": 0.1}, 1)
-    dense = sh_cost.job_data_mb("exp2", {**EXP2, "rec_every": 1}, {"gap": 0.1}, 1)
+    small = sh_cost.job_data_mb(SH("exp2"), EXP2, {"gap": 0.1}, 1)
+    dense = sh_cost.job_data_mb(SH("exp2"), {**EXP2, "rec_every": 1}, {"gap": 0.1}, 1)
     assert dense > 1000 * small and dense > 4 * 5e7 * 100 / 1e6
     assert run_cost.mem_mb(dense) > run_cost.mem_mb(small)
 
@@ -173,9 +177,9 @@ def test_chaturvedi_cost_grows_with_rounds_samples_data_and_seeds(figure, point,
     else:
         assert ms(point=1000) < ms(point=10000)
     at = {"reading": "paper", "r" if figure == "fig1" else "m": point}  # the experiment's point
-    one = ch_cost.job_seconds(figure, {**fig, **reading}, at, 1)
+    one = ch_cost.job_seconds(CH(figure), {**fig, **reading}, at, 1)
     assert one == pytest.approx(ms() / 1000)
-    assert ch_cost.job_seconds(figure, {**fig, **reading}, at, 100) == pytest.approx(100 * one)
+    assert ch_cost.job_seconds(CH(figure), {**fig, **reading}, at, 100) == pytest.approx(100 * one)
 
 
 # ----------------------------------------------------------------------------- every run job of every paper

@@ -16,6 +16,7 @@ from privopt.pipeline.protocol import (
     Figure,
     Finding,
     Paper,
+    Prefix,
     Table,
     format_value,
     point_path,
@@ -186,6 +187,22 @@ def test_inconsistent_declarations_are_refused(change, message):
         _paper(**change)
 
 
+def test_every_callback_is_given_the_experiment_itself_first(monkeypatch):
+    import privopt.pipeline.summary as summary
+
+    seen = []
+    monkeypatch.setattr(summary, "summarise", lambda *a: seen.append(a) or {"runs": pd.DataFrame()})
+    exp = _experiment(run="privopt.pipeline.summary:summarise", tables="privopt.pipeline.summary:summarise",
+                      prefix=Prefix(run="privopt.pipeline.summary:summarise", horizon=lambda s: 10))
+    exp.execute({"x": 1}, {"k": 3}, (0, 1), {"i": "d"})
+    exp.execute_prefix({"x": 1}, {"k": 3}, (0,), {}, 5)
+    monkeypatch.setattr(summary, "summarise", lambda *a: seen.append(a) or {"t": pd.DataFrame(), "t_runs": pd.DataFrame()})
+    exp.make_tables({"runs": pd.DataFrame()}, {"k": 3})
+    assert [call[0] is exp for call in seen] == [True, True, True]
+    assert seen[0][1:] == ({"x": 1}, {"k": 3}, [0, 1], {"i": "d"}) and seen[1][1:] == ({"x": 1}, {"k": 3}, [0], {}, 5)
+    assert seen[2][2:] == ({"k": 3},)
+
+
 def test_an_experiment_must_return_exactly_what_it_declares(monkeypatch):
     exp = _experiment(run="privopt.pipeline.summary:summarise")
     import privopt.pipeline.summary as summary
@@ -276,13 +293,13 @@ def test_one_cost_model_prices_every_experiment_of_a_paper_by_its_name():
 
     def model(experiment, settings, point, n_seeds):
         calls.append((experiment, dict(settings), dict(point), n_seeds))
-        return {"a": 1.0, "b": 5.0}[experiment] * n_seeds
+        return {"a": 1.0, "b": 5.0}[experiment.name] * n_seeds
 
     a, b = (_experiment(name=n, cost=model, data_mb=model) for n in ("a", "b"))
     section = {"xs": [1], "k": 3, "runs": 2, "per_job": 2}
     assert run_cost.job_seconds(a, section, {"x": 1}, 2) == 2.0 and run_cost.job_seconds(b, section, {"x": 1}, 2) == 10.0
     assert run_cost.job_data_mb(b, section, {"x": 1}, 3) == 15.0
-    assert calls[0] == ("a", {"k": 3}, {"x": 1}, 2)
+    assert calls[0] == (a, {"k": 3}, {"x": 1}, 2) and calls[0][0] is a  # the experiment itself, not its name
     assert run_cost.job_seconds(_experiment(), section, {"x": 1}, 2) == run_cost.FALLBACK_SECONDS
 
 

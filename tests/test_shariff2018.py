@@ -11,6 +11,7 @@ import pytest
 from privopt.pipeline.claims import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from privopt.experiments.shariff2018 import claims, runs
 from privopt.experiments.shariff2018 import tables as aggregation
+from privopt.experiments.shariff2018.paper import PAPER
 from shariff_fixtures import synthetic_audit
 
 N_FULL = 50_000_000
@@ -51,7 +52,7 @@ def test_decision_set_is_deterministic_and_passes_f1a():
     pd.testing.assert_frame_equal(a, runs.decision_set(seed=3))
     assert not a.equals(runs.decision_set(seed=4))
     assert (a["kind"] == "optimal").sum() == 1 and (a["kind"] == "theta").sum() == 1
-    fig1 = aggregation.fig1_tables({"runs": a}, SETTINGS["fig1"])
+    fig1 = aggregation.fig1_tables(PAPER.experiment("fig1"), {"runs": a}, SETTINGS["fig1"])
     assert list(fig1) == ["fig1"]
     assert one("F1.a", fig1).verdict == REPRODUCED
 
@@ -94,7 +95,7 @@ def test_exp3_block_covers_the_grid():
     assert out["rho_min"].nunique() == 9
     ups = runs.default_rho("gaussian", N_FULL, 5, 1.0, 0.1)["shifted Gaussian"]
     assert np.isclose(out["rho_min"].unique(), ups, rtol=1e-9).any()
-    tables = aggregation.exp3_tables({"runs": out}, dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper",
+    tables = aggregation.exp3_tables(PAPER.experiment("exp3"), {"runs": out}, dict(n=N_FULL, d=5, eps=1.0, delta=0.1, k_rule="paper",
                                                          mechanisms=["gaussian"]))
     assert set(tables) == {"fig5", "fig5_runs", "fig5_defaults"}
     assert list(tables["fig5"].columns) == ["mechanism", "gap", "rho_min", "t", "mean", "std", "sem", "n"]
@@ -179,7 +180,7 @@ def test_figure3_slope(power, expected):
 
 def test_figure3_fit_table_has_the_slope_its_bootstrap_ci_and_matches_the_claims():
     exp1 = synthetic_exp1(2.0)
-    tables = aggregation.exp1_tables({"runs": exp1.sample(frac=1, random_state=0)}, {})
+    tables = aggregation.exp1_tables(PAPER.experiment("exp1"), {"runs": exp1.sample(frac=1, random_state=0)}, {})
     assert set(tables) == {"fig2", "fig3", "fig3_fit", "fig3_band", "exp1_runs"}
     band = tables["fig3_band"]  # Figure 3's bootstrap band of the fitted line, computed with the tables
     assert list(band.columns) == aggregation.BAND_COLUMNS and set(band["reward"]) == {"gaussian", "pm1"}
@@ -382,12 +383,12 @@ def test_exp2_audit_leaves_the_regret_unchanged_and_gives_shares_in_unit_interva
     assert found["S.1"].verdict != INCONCLUSIVE and found["S.2"].verdict != INCONCLUSIVE
     assert "gaussian" in found["S.1"].measured and "nonprivate" not in found["S.1"].measured
     assert "nonprivate" in found["S.2"].measured
-    tables = aggregation.exp2_tables({"runs": records, "audit": audit.sample(frac=1, random_state=0)}, {})
+    tables = aggregation.exp2_tables(PAPER.experiment("exp2"), {"runs": records, "audit": audit.sample(frac=1, random_state=0)}, {})
     assert set(tables) == {"fig4", "fig4_runs", "fig4_audit"}
     pd.testing.assert_frame_equal(tables["fig4_audit"], audit.sort_values(["gap", "variant", "seed", "t"]).reset_index(drop=True))
     _, none = runs.exp2_block_with_audit(0.1, [0], audit_rounds=0, **kw)
     assert tuple(none.columns) == runs.AUDIT_TABLE_COLUMNS and len(none) == 0
-    off = aggregation.exp2_tables({"runs": records, "audit": none}, {})["fig4_audit"]
+    off = aggregation.exp2_tables(PAPER.experiment("exp2"), {"runs": records, "audit": none}, {})["fig4_audit"]
     assert tuple(off.columns) == runs.AUDIT_TABLE_COLUMNS and len(off) == 0
 
 

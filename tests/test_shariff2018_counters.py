@@ -128,6 +128,7 @@ def test_counters_are_refused_where_they_are_not_built():
 
 def test_fig4c_runs_on_figure_4s_seeds_so_its_path_tree_is_figure_4s_gaussian_variant():
     from privopt.experiments.shariff2018.counters import exp2c_block, exp2c_tables
+    from privopt.experiments.shariff2018.paper import PAPER
     from privopt.experiments.shariff2018.runs import exp2_block
 
     kw = dict(n=5000, n_rounds=1500, d=5, eps=1.0, delta=0.1, rec_every=100)
@@ -137,7 +138,7 @@ def test_fig4c_runs_on_figure_4s_seeds_so_its_path_tree_is_figure_4s_gaussian_va
     fig4 = exp2_block(0.1, [0, 1], variants=("gaussian",), **kw)
     path = fig4c[fig4c["counter"] == "path"].sort_values(["seed", "t"])["regret"].to_numpy()
     np.testing.assert_array_equal(path, fig4.sort_values(["seed", "t"])["regret"].to_numpy())
-    tables = exp2c_tables({"runs": fig4c}, {})
+    tables = exp2c_tables(PAPER.experiment("exp2c"), {"runs": fig4c}, {})
     r = tables["fig4c_ratio"]
     assert set(r.loc[r["counter"] == "path", "ratio"]) == {1.0}
     last = r[(r["counter"] == "honaker") & (r["t"] == r["t"].max())].iloc[0]

@@ -17,6 +17,7 @@ from privopt.experiments.smith2013 import privacy, runs, streams, tables
 from privopt.experiments.smith2013.instances import disk_coordinates
 
 PAPER = paper("smith2013")
+ST1 = PAPER.experiment("st1")
 
 
 def _section(**over):
@@ -67,10 +68,10 @@ def test_streams_are_prefixes_and_shared_by_every_eps():
 def test_st1_job_rows_are_deterministic_and_independent_of_the_seed_blocks(disk_dir):
     settings = {"losses": ["sc", "gc"], "eps": [1.0, 10.0], "c_sens": 2.0, "h_rule": "hstar"}
     inputs = {"disk": disk_dir}
-    both = runs.st1_job({"T": 256}, settings, [0, 1], inputs)["runs"]
-    again = runs.st1_job({"T": 256}, settings, [0, 1], inputs)["runs"]
+    both = runs.uber_job(ST1, {"T": 256}, settings, [0, 1], inputs)["runs"]
+    again = runs.uber_job(ST1, {"T": 256}, settings, [0, 1], inputs)["runs"]
     pd.testing.assert_frame_equal(both.drop(columns="wall_s"), again.drop(columns="wall_s"))
-    split = pd.concat([runs.st1_job({"T": 256}, settings, [s], inputs)["runs"] for s in (0, 1)])
+    split = pd.concat([runs.uber_job(ST1, {"T": 256}, settings, [s], inputs)["runs"] for s in (0, 1)])
     key = ["loss", "eps", "seed"]
     a = both.drop(columns="wall_s").sort_values(key).reset_index(drop=True)
     b = split.drop(columns="wall_s").sort_values(key).reset_index(drop=True)
@@ -84,14 +85,14 @@ def test_st1_job_rows_are_deterministic_and_independent_of_the_seed_blocks(disk_
 
 
 def test_st3_st4_and_st0_jobs(disk_dir):
-    s3 = runs.st3_job({"p": 3}, {"losses": ["sc", "gc"], "T": 128, "eps": [10.0], "c_sens": 2.0, "h_rule": "hstar"},
+    s3 = runs.st3_job(PAPER.experiment("st3"), {"p": 3}, {"losses": ["sc", "gc"], "T": 128, "eps": [10.0], "c_sens": 2.0, "h_rule": "hstar"},
                       [0, 1], {})["runs"]
     assert set(s3["p"]) == {3} and len(s3) == 2 * 2 * 2
-    s4 = runs.st4_job({"T": 128}, {"beta_rules": ["oblivious", "adaptive"], "eps": [100.0], "B": 2.0, "H": 1.0,
+    s4 = runs.st4_job(PAPER.experiment("st4"), {"T": 128}, {"beta_rules": ["oblivious", "adaptive"], "eps": [100.0], "B": 2.0, "H": 1.0,
                                    "c_sens": 2.0}, [0], {"disk": disk_dir})["runs"]
     assert set(s4["beta_rule"]) == {"oblivious", "adaptive"} and s4["beta_capped"].tolist() == [False, False, True, True]
-    s0 = runs.st0_job({"d": 2}, {"T": 16, "eps": 1.0, "mu": 1.0, "c_sens": 2.0}, list(range(50)), {})["runs"]
-    t0 = tables.st0_tables({"runs": s0}, {})["st0"]
+    s0 = runs.st0_job(PAPER.experiment("st0"), {"d": 2}, {"T": 16, "eps": 1.0, "mu": 1.0, "c_sens": 2.0}, list(range(50)), {})["runs"]
+    t0 = tables.st0_tables(PAPER.experiment("st0"), {"runs": s0}, {})["st0"]
     assert t0["n"].eq(50).all() and t0["lam"].iloc[0] == 2 * 1.0 * 5 / 1.0
     assert abs(t0["mean_sq"].sum() / t0["theory_sq"].sum() - 1) < 0.25
 
@@ -99,7 +100,7 @@ def test_st3_st4_and_st0_jobs(disk_dir):
 def test_tables_pair_the_excess_with_the_same_seed():
     rows = [{"experiment": "st2", "loss": "sc", "T": 64, "p": 2, "eps": e, "seed": s, "regret": r}
             for e, base in ((1.0, 10.0), (math.inf, 1.0)) for s, r in ((0, base), (1, base + 2))]
-    out = tables.st2_tables({"runs": pd.DataFrame(rows)}, {})
+    out = tables.st2_tables(PAPER.experiment("st2"), {"runs": pd.DataFrame(rows)}, {})
     t = out["st2"].set_index("eps")
     assert t.loc[1.0, "excess_mean"] == 9.0 and t.loc[1.0, "excess_std"] == 0.0
     assert t.loc[1.0, "mean"] == 11.0 and t.loc[1.0, "ci_lo"] >= 10.0 and t.loc[1.0, "ci_hi"] <= 12.0
@@ -320,7 +321,7 @@ def test_explicit_bound_matches_the_spec_formula():
 
 def test_privacy_checks_pass_and_catch_their_planted_bugs():
     """The job at the d = 1 audit's quick count (d = 2 draws 10x): correct, blatant, subtle per audit."""
-    out = privacy.privacy_job({}, {"samples": privacy.AUDIT_SAMPLES[1], "seed": 0}, [0], {})["runs"]
+    out = privacy.privacy_job(PAPER.experiment("privacy"), {}, {"samples": privacy.AUDIT_SAMPLES[1], "seed": 0}, [0], {})["runs"]
     assert list(out["result"]) == ["pass", "caught", "caught"] * 2 + ["pass", "caught"], \
         out[["audit", "variant", "eps_lb", "result"]]
     assert out.loc[out["audit"] == "tbap_l2laplace", "exact_eps"].tolist() == pytest.approx([1.0, 2.0, math.sqrt(2)])
@@ -367,7 +368,7 @@ def test_declaration_checks_and_jobs():
     assert sum(j.experiment == "st0" for j in jobs) == len(section["st0"]["d"])  # all trees of a d in one job
     for exp in PAPER.experiments:
         for point in exp.points(section):
-            assert exp.cost(exp.name, exp.settings(section, point), point, 3) > 0
+            assert exp.cost(exp, exp.settings(section, point), point, 3) > 0
     assert sum(j.experiment == "st0c" for j in jobs) == 2  # one job per guarantee, all draws in it
     assert sum(j.experiment == "st1c" for j in jobs) == len(section["st1c"]["T"])  # one job per T (10 seeds a job)
     with pytest.raises(ConfigError, match="smith2013.st1c.counters"):

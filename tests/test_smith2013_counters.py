@@ -16,6 +16,9 @@ from privopt.experiments.smith2013 import claims as claims_mod
 from privopt.experiments.smith2013 import tables
 from privopt.mechanisms.counting import make_counter, noise_variance
 from privopt.pipeline.claims import NOT_REPRODUCED, REPRODUCED
+from privopt.experiments.smith2013.paper import PAPER
+
+ST0C = PAPER.experiment("st0c")
 
 T, P, DRAWS = 64, 3, 60
 LIST = {"laplace": ("tree", "honaker", "smooth"), "gaussian": ("tree", "honaker", "sqrt", "sqrt_banded", "smooth")}
@@ -43,7 +46,7 @@ def _frames(scale_var=None, seed=0):
 
 
 def _claims(frames):
-    out = tables.st0c_tables(frames, {})
+    out = tables.st0c_tables(ST0C, frames, {})
     return out, {c.claim + "|" + c.reading: c for c in claims_mod.CLAIMS.evaluate(out, {}) if c.claim.startswith("ST0c")}
 
 
@@ -83,7 +86,7 @@ def test_st0c_b_fails_when_honaker_is_not_what_its_formula_says():
 
 @functools.lru_cache(maxsize=1)
 def _good():
-    return tables.st0c_tables(_frames(), {})
+    return tables.st0c_tables(ST0C, _frames(), {})
 
 
 def good_st0c_tables() -> dict:

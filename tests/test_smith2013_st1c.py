@@ -14,6 +14,7 @@ import pytest
 
 from privopt.experiments.smith2013 import claims as claims_mod
 from privopt.experiments.smith2013 import tables
+from privopt.experiments.smith2013.paper import PAPER
 from privopt.experiments.smith2013.pftal_counters import st1c_job
 from privopt.fastrng import FastGenerator
 from privopt.mechanisms.counting import certify, linear_maps, noise_variance, prefix_noise
@@ -156,9 +157,9 @@ SETTINGS = {"losses": ["sc", "gc"], "eps": [1.0, 3.0], "counters": ["tree", "hon
 
 def test_st1c_job_pairs_the_counters_and_does_not_depend_on_the_blocks(disk_dir):
     inputs = {"disk": disk_dir}
-    both = st1c_job({"T": 128}, SETTINGS, [0, 1], inputs)["runs"]
+    both = st1c_job(PAPER.experiment("st1c"), {"T": 128}, SETTINGS, [0, 1], inputs)["runs"]
     assert len(both) == 2 * 3 * 2 * 2
-    split = pd.concat([st1c_job({"T": 128}, SETTINGS, [s], inputs)["runs"] for s in (0, 1)])
+    split = pd.concat([st1c_job(PAPER.experiment("st1c"), {"T": 128}, SETTINGS, [s], inputs)["runs"] for s in (0, 1)])
     key = ["counter", "loss", "eps", "seed"]
     pd.testing.assert_frame_equal(both.drop(columns="wall_s").sort_values(key).reset_index(drop=True),
                                   split.drop(columns="wall_s").sort_values(key).reset_index(drop=True))
@@ -172,7 +173,7 @@ def test_st1c_job_pairs_the_counters_and_does_not_depend_on_the_blocks(disk_dir)
     wide = both.pivot_table(index=["loss", "eps", "seed"], columns="counter", values="cum_loss")
     assert (wide["tree"] != wide["honaker"]).all() and (wide["tree"] != wide["smooth"]).all()
     with pytest.raises(ValueError, match="finite"):
-        st1c_job({"T": 64}, {**SETTINGS, "eps": [1.0, math.inf]}, [0], inputs)
+        st1c_job(PAPER.experiment("st1c"), {"T": 64}, {**SETTINGS, "eps": [1.0, math.inf]}, [0], inputs)
 
 
 # ----------------------------------------------------------------------------- tables and claims
@@ -201,7 +202,7 @@ def _runs(factors: dict, seeds=12, Ts=(1024, 4096), spread=0.02, base=100.0):
 
 
 def _claims(runs):
-    t = tables.st1c_tables({"runs": runs}, {})
+    t = tables.st1c_tables(PAPER.experiment("st1c"), {"runs": runs}, {})
     out = {}
     for r in claims_mod.evaluate({"st1c": t["st1c"]}, {}):
         if r.claim.startswith("ST1c"):
@@ -256,7 +257,7 @@ def test_st1c_claims_need_ten_seeds_and_a_tree():
 
 @functools.lru_cache(maxsize=1)
 def _good():
-    return tables.st1c_tables({"runs": _runs({"honaker": 0.8, "smooth": 0.5})}, {})
+    return tables.st1c_tables(PAPER.experiment("st1c"), {"runs": _runs({"honaker": 0.8, "smooth": 0.5})}, {})
 
 
 def good_st1c_tables() -> dict:

@@ -72,14 +72,14 @@ def job_seconds(exp, section, point, n_seeds: int) -> float:
     ``benchmarks/paper_cost.py`` all price a job with this."""
     if exp.cost is None:
         return FALLBACK_SECONDS
-    return float(exp.cost(exp.name, exp.settings(section, point), point, n_seeds))
+    return float(exp.cost(exp, exp.settings(section, point), point, n_seeds))
 
 
 def job_data_mb(exp, section, point, n_seeds: int) -> float:
     """MB of data one run job holds (its ``data_mb`` model on the settings the job reads; 0 without one)."""
     if exp.data_mb is None:
         return 0.0
-    return float(exp.data_mb(exp.name, exp.settings(section, point), point, n_seeds))
+    return float(exp.data_mb(exp, exp.settings(section, point), point, n_seeds))
 
 
 def runtime_minutes(predicted_s: float) -> int:

@@ -193,11 +193,11 @@ def check_job(*, rule: str, key: str, exp, section: Mapping, point: Mapping, blo
     elif mem_mb is not None and max_mb is not None and mem_mb > max_mb:
         what = (f"{job} is predicted to need {format_mb(mem_mb)} of memory (mem_mb={mem_mb:,.0f}), more than "
                 f"{mb_what}")
-        measure = partial(exp.data_mb, exp.name) if exp.data_mb else (lambda s, p, n: 0.0)
+        measure = partial(exp.data_mb, exp) if exp.data_mb else (lambda s, p, n: 0.0)
         option = "cost_guard.max_mem_mb" if local else "cost_guard.cluster_max_mem_mb"
     elif seconds is not None and max_s is not None and seconds > max_s:
         what = f"{job} is predicted to compute for {_format_s(seconds)}, more than {s_what}"
-        measure = partial(exp.cost, exp.name) if exp.cost else (lambda s, p, n: 0.0)
+        measure = partial(exp.cost, exp) if exp.cost else (lambda s, p, n: 0.0)
         option = "cost_guard.max_job_hours" if local else "cost_guard.cluster_max_job_hours"
     else:
         return

@@ -256,7 +256,8 @@ class Prefix:
     rounds for one of its seeds and compares them with the stored run's rows at rounds ≤ ``rounds`` (a run of an
     online learner is the exact prefix of a longer run with the same constants).
 
-    * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs, rounds) -> {output: DataFrame}``: the
+    * ``run``: ``"module:function"``, ``run(experiment, point, settings, seeds, inputs, rounds) -> {output: DataFrame}``
+      (``experiment``: the :class:`Experiment` it belongs to, as for every callback): the
       rows the full job writes at rounds ≤ ``rounds`` (for every output of the experiment), computed on those rounds
       only (the full horizon's constants, records and audited rounds).
     * ``horizon(settings)``: the rounds of the full job; ``step(settings)``: ``rounds`` must be a multiple of it
@@ -284,14 +285,16 @@ class Experiment:
     * Most of these only pick config values by key: :mod:`privopt.pipeline.section_readers` declares them
       (``grid``, ``reads``, ``subsection``, ``seeds_from``, ``one_point``, ``one_seed``); a plain function where
       the shape is the paper's own.
-    * ``run``: ``"module:function"``, ``run(point, settings, seeds, inputs) -> {output: DataFrame}``
+    * Every callback takes the :class:`Experiment` itself first (its ``name``, ``outputs``, ``table_files``), so
+      one function can serve several experiments of one shape without a wrapper per experiment.
+    * ``run``: ``"module:function"``, ``run(experiment, point, settings, seeds, inputs) -> {output: DataFrame}``
       with one frame per name of ``outputs`` (``{"runs": ""}``; e.g. ``"audit": ".audit"`` adds
       ``seeds~a-b.audit.parquet``); ``inputs`` maps each name of ``instances`` to its directory.
-    * ``tables``: ``"module:function"``, ``tables(frames, settings) -> {table stem: DataFrame}`` where
+    * ``tables``: ``"module:function"``, ``tables(experiment, frames, settings) -> {table stem: DataFrame}`` where
       ``frames`` maps each output name to the concatenated run frames; ``table_settings(section)``
       is its whitelist; ``table_files`` the tables it writes.
     * ``cost(experiment, settings, point, n_seeds) -> seconds`` and ``data_mb(...) -> MB`` (optional): the
-      paper's cost model, one function for all its experiments, called with the experiment's name
+      paper's cost model, one function for all its experiments, called with the experiment itself
       (:func:`privopt.pipeline.cost.job_seconds`, :func:`privopt.pipeline.cost.job_data_mb`): the SLURM
       runtime, memory and job grouping of each run job; without them a generic allowance is used.
     * ``prefix`` (optional, :class:`Prefix`): how ``verify`` recomputes a prefix of a job too long to recompute whole.
@@ -311,8 +314,8 @@ class Experiment:
     table_settings: Callable[[Section], dict] = lambda section: {}
     outputs: Mapping[str, str] = field(default_factory=lambda: {"runs": ""})
     instances: tuple[str, ...] = ()
-    cost: Callable[[dict, Point, int], float] | None = None
-    data_mb: Callable[[dict, Point, int], float] | None = None
+    cost: Callable[["Experiment", dict, Point, int], float] | None = None
+    data_mb: Callable[["Experiment", dict, Point, int], float] | None = None
     point_runs: Callable[[Section, Point], int] | None = None
     prefix: Prefix | None = None
 
@@ -323,7 +326,7 @@ class Experiment:
     def execute(self, point: Point, settings: Mapping[str, Any], seeds: Sequence[int],
                 inputs: Mapping[str, str]) -> dict[str, Any]:
         """One run job (imports ``run``); checks it returns a frame for exactly the names of ``outputs``."""
-        frames = resolve(self.run)(point, settings, list(seeds), inputs)
+        frames = resolve(self.run)(self, point, settings, list(seeds), inputs)
         _expect_keys(f"experiment {self.name} ({self.run})", frames, tuple(self.outputs))
         return frames
 
@@ -332,13 +335,13 @@ class Experiment:
         """The first ``rounds`` rounds of one run job (:class:`Prefix`); the same checks as :meth:`execute`."""
         if self.prefix is None:
             raise ValueError(f"experiment {self.name} declares no prefix: its jobs can only be recomputed whole")
-        frames = resolve(self.prefix.run)(point, settings, list(seeds), inputs, int(rounds))
+        frames = resolve(self.prefix.run)(self, point, settings, list(seeds), inputs, int(rounds))
         _expect_keys(f"experiment {self.name} ({self.prefix.run})", frames, tuple(self.outputs))
         return frames
 
     def make_tables(self, frames: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
         """The experiment's tables (imports ``tables``); checks it returns exactly ``table_files``."""
-        made = resolve(self.tables)(frames, settings)
+        made = resolve(self.tables)(self, frames, settings)
         _expect_keys(f"experiment {self.name} ({self.tables})", made, tuple(t.stem for t in self.table_files))
         return made
 

@@ -30,25 +30,27 @@ MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3
         "rc4": "full"}
 
 
-def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+def job_seconds(experiment, settings: dict, point: dict, n_seeds: int) -> float:
     """Predicted compute seconds of one run job (excluding start-up, see privopt.pipeline.cost)."""
-    if experiment == "privacy":
+    name = experiment.name
+    if name == "privacy":
         return BASE_S + 2 * int(settings["samples"]) * 2 * 1e-6 + 5.0
     T = int(point["T"]) if "T" in point else int(settings["T"])
     n = int(point["n"]) if "n" in point else int(settings["n"])
-    if experiment == "rc1c":  # every counter runs each finite ε (no ε = ∞); per seed the LP
+    if name == "rc1c":  # every counter runs each finite ε (no ε = ∞); per seed the LP
         a, b = US_PER_STEP["full"]
         per = sum(a + b * n + COUNTER_US[c] for c in settings["counters"])
         return BASE_S + len(settings["eps"]) * n_seeds * T * per * 1e-6 + n_seeds * LP_S
-    a, b = US_PER_STEP[MODE[experiment]]
+    a, b = US_PER_STEP[MODE[name]]
     replicas = (len(settings["eps"]) + 1) * n_seeds
     enum = n_seeds * (2**n) * 3 * n * ENUM_NS * 1e-9 if n <= 16 else 0.0
     return BASE_S + replicas * T * (a + b * n) * 1e-6 + n_seeds * LP_S + enum
 
 
-def job_data_mb(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+def job_data_mb(experiment, settings: dict, point: dict, n_seeds: int) -> float:
     """Data a run job holds: the cell pool (≤ 0.6 M pickups) and the seeds' cell streams."""
-    if experiment == "privacy":
+    name = experiment.name
+    if name == "privacy":
         return 50.0
     T = int(point["T"]) if "T" in point else int(settings["T"])
     return 8 * T * n_seeds / 1e6 + 30.0

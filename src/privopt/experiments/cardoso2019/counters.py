@@ -101,7 +101,7 @@ def rc1c_rows(inst, T: int, eps_list, seeds, cells: np.ndarray, counters=COUNTER
     return pd.DataFrame(records, columns=RUN_COLUMNS)
 
 
-def rc1c_job(point, settings, seeds, inputs):
+def rc1c_job(experiment, point, settings, seeds, inputs):
     """RC-1c: SubmodPFTAL on RC-MRF with each counter of ``settings["counters"]``, n = settings["n"], point (T,)."""
     from privopt.experiments.cardoso2019.grid import rc_mrf
     n, T = int(settings["n"]), int(point["T"])
@@ -113,7 +113,7 @@ def rc1c_job(point, settings, seeds, inputs):
                               c_sens=float(settings["c_sens"]))}
 
 
-def rc1c_tables(frames, settings):
+def rc1c_tables(experiment, frames, settings):
     """``rc1c_runs`` (every run) and ``rc1c``: per (counter, ε, T) the seed summary of the expected regret and the
     ratio of its mean to the tree's with the paired bootstrap 95 % interval (the tree's own row: 1, no interval
     needed: [1, 1]), and ``var_ratio`` the formula's mean-over-t noise variance ratio to the tree's."""

@@ -292,7 +292,7 @@ def bound_check(mode: str, planted: bool, seed: int, T: int = 256, n_runs: int =
             "result": result, "event": detail}
 
 
-def privacy_job(point, settings, seeds, inputs):
+def privacy_job(experiment, point, settings, seeds, inputs):
     """Every check, correct then planted (the run job of a ``privacy`` experiment)."""
     samples, seed = int(settings["samples"]), int(settings["seed"])
     rows = []

@@ -1,4 +1,4 @@
-"""Run jobs of the Rivera Cardoso & Cummings figures RC-1 … RC-4 (protocol ``run(point, settings, seeds, inputs)``).
+"""Run jobs of the Rivera Cardoso & Cummings figures RC-1 … RC-4 (protocol ``run(experiment, point, settings, seeds, inputs)``).
 
 One job = one parameter point × a block of
 seeds; inside it every ε of the grid and ε = ∞ run on the same cell streams (common random numbers:
@@ -22,7 +22,7 @@ from privopt.online.submod_pftal.algorithm import bandit_setup, bound_bandit, bo
 from privopt.pipeline.errors import config_key
 from privopt.submodular.cuts import CutInstance, enumerate_minimum
 
-__all__ = ["PAPER", "RUN_COLUMNS", "cell_streams", "replica_states", "rc_rows"]
+__all__ = ["PAPER", "RUN_COLUMNS", "MODES", "rc_job", "cell_streams", "replica_states", "rc_rows"]
 
 PAPER = "cardoso2019"
 RUN_COLUMNS = ["experiment", "algorithm", "instance", "n", "T", "eps", "seed", "regret_expected", "regret_realised",
@@ -91,42 +91,23 @@ def load_pool(inputs, n: int) -> np.ndarray:
     return pd.read_parquet(Path(inputs["cells"]) / "cells.parquet", columns=[f"cell{n}"])[f"cell{n}"].to_numpy()
 
 
-def _job(experiment, mode, instance, n, T, settings, seeds, inputs, key):
+#: experiment → (learner: full information or bandit, instance: RC-MRF or RC-ZERO); n and T come from the point
+#: where the experiment varies them (RC-1: T, RC-2: n), else from its settings
+MODES = {"rc1a": ("full", "mrf"), "rc1b": ("bandit", "mrf"), "rc2a": ("full", "mrf"), "rc2b": ("bandit", "mrf"),
+         "rc3a": ("full", "mrf"), "rc3b": ("bandit", "mrf"), "rc4": ("full", "zero")}
+
+
+def rc_job(experiment, point, settings, seeds, inputs):
+    """The run job of every regret experiment RC-1a … RC-4 (``experiment.name``, :data:`MODES`): SubmodPFTAL or
+    BanditSubmodPFTAL (T ≥ n⁴, else a ConfigError naming the key) on RC-MRF or RC-ZERO."""
     from privopt.experiments.cardoso2019.grid import cell_shares, rc_mrf, rc_zero
+    name = experiment.name
+    mode, instance = MODES[name]
+    n, T = (int(point[k]) if k in point else int(settings[k]) for k in ("n", "T"))
     pool = load_pool(inputs, n)
-    with config_key(f"{PAPER}.{experiment}.n", "n"), config_key(f"{PAPER}.lambda_g", "lambda_g"):
+    with config_key(f"{PAPER}.{name}.n", "n"), config_key(f"{PAPER}.lambda_g", "lambda_g"):
         inst = rc_mrf(n, float(settings.get("lambda_g", 0.25))) if instance == "mrf" else rc_zero(n, cell_shares(pool, n))
-    cells = cell_streams(pool, experiment, n, seeds, T)
+    cells = cell_streams(pool, name, n, seeds, T)
     eps = [float(e) for e in settings["eps"]] + [math.inf]
-    return {"runs": rc_rows(experiment, mode, inst, T, eps, seeds, cells, c_sens=float(settings["c_sens"]), key=key)}
-
-
-def rc1a_job(point, settings, seeds, inputs):
-    """RC-1a: SubmodPFTAL on RC-MRF, n = settings["n"], point (T,)."""
-    return _job("rc1a", "full", "mrf", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc1a.T")
-
-
-def rc1b_job(point, settings, seeds, inputs):
-    """RC-1b: BanditSubmodPFTAL on RC-MRF, point (T,) (T ≥ n⁴, else a ConfigError naming the key)."""
-    return _job("rc1b", "bandit", "mrf", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc1b.T")
-
-
-def rc2a_job(point, settings, seeds, inputs):
-    return _job("rc2a", "full", "mrf", int(point["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc2a.T")
-
-
-def rc2b_job(point, settings, seeds, inputs):
-    return _job("rc2b", "bandit", "mrf", int(point["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc2b.T")
-
-
-def rc3a_job(point, settings, seeds, inputs):
-    return _job("rc3a", "full", "mrf", int(settings["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc3a.T")
-
-
-def rc3b_job(point, settings, seeds, inputs):
-    return _job("rc3b", "bandit", "mrf", int(settings["n"]), int(settings["T"]), settings, seeds, inputs, "cardoso2019.rc3b.T")
-
-
-def rc4_job(point, settings, seeds, inputs):
-    """RC-4: SubmodPFTAL on RC-ZERO (the √T regime), point (T,)."""
-    return _job("rc4", "full", "zero", int(settings["n"]), int(point["T"]), settings, seeds, inputs, "cardoso2019.rc4.T")
+    return {"runs": rc_rows(name, mode, inst, T, eps, seeds, cells, c_sens=float(settings["c_sens"]),
+                            key=f"{PAPER}.{name}.T")}

@@ -23,8 +23,7 @@ import pandas as pd
 from privopt import seeding
 from privopt.pipeline.summary import N_BOOT, add_excess, seed_summary, stream_value
 
-__all__ = ["N_BOOT", "PAPER", "summary", "add_excess", "slope_fits", "rc_tables", "rc1a_tables", "rc1b_tables",
-           "rc2a_tables", "rc2b_tables", "rc3a_tables", "rc3b_tables", "rc4_tables", "privacy_tables"]
+__all__ = ["N_BOOT", "PAPER", "summary", "add_excess", "slope_fits", "rc_tables", "privacy_tables"]
 
 PAPER = "cardoso2019"
 #: the claims' fit ranges (cardoso2019 reading R11): x ≥ lo (T) or lo ≤ ε ≤ hi
@@ -81,52 +80,27 @@ def slope_fits(runs: pd.DataFrame, experiment: str, value: str = "regret_expecte
     return pd.DataFrame(out, columns=cols)
 
 
-def rc_tables(experiment: str, frames) -> dict[str, pd.DataFrame]:
+def rc_tables(experiment, frames, settings) -> dict[str, pd.DataFrame]:
+    """The tables of every regret experiment RC-1a … RC-4 (``experiment.name``): the summary, the slope fit and
+    every run; RC-3 adds the excess regret over the non-private learner, paired by seed."""
+    name = experiment.name
     runs = frames["runs"].sort_values(["n", "T", "eps", "seed"], kind="stable").reset_index(drop=True)
     by = ["algorithm", "n", "T", "eps"]
-    table = summary(runs, by, "regret_expected", experiment)
+    table = summary(runs, by, "regret_expected", name)
     real = runs.groupby(by, sort=True)["regret_realised"].agg(
         realised_mean="mean", realised_sem=lambda s: float(np.std(s, ddof=1) / math.sqrt(len(s))) if len(s) > 1 else math.nan)
     consts = runs.groupby(by, sort=True)[CONSTANTS].first()
     table = table.merge(real.reset_index(), on=by).merge(consts.reset_index(), on=by)
     table["bound_ratio"] = table["bound"] / table["mean"]
     value = "regret_expected"
-    if experiment.startswith("rc3"):
+    if name.startswith("rc3"):
         runs = add_excess(runs, ["n", "T"], "regret_expected")
-        exc = summary(runs, by, "excess", experiment)
+        exc = summary(runs, by, "excess", name)
         exc = exc.rename(columns={c: f"excess_{c}" for c in ("mean", "std", "sem", "N", "ci_lo", "ci_hi")})
         table = table.merge(exc, on=by)
         value = "excess"
-    return {experiment: table, f"{experiment}_fit": slope_fits(runs, experiment, value), f"{experiment}_runs": runs}
+    return {name: table, f"{name}_fit": slope_fits(runs, name, value), f"{name}_runs": runs}
 
 
-def rc1a_tables(frames, settings):
-    return rc_tables("rc1a", frames)
-
-
-def rc1b_tables(frames, settings):
-    return rc_tables("rc1b", frames)
-
-
-def rc2a_tables(frames, settings):
-    return rc_tables("rc2a", frames)
-
-
-def rc2b_tables(frames, settings):
-    return rc_tables("rc2b", frames)
-
-
-def rc3a_tables(frames, settings):
-    return rc_tables("rc3a", frames)
-
-
-def rc3b_tables(frames, settings):
-    return rc_tables("rc3b", frames)
-
-
-def rc4_tables(frames, settings):
-    return rc_tables("rc4", frames)
-
-
-def privacy_tables(frames, settings):
+def privacy_tables(experiment, frames, settings):
     return {"privacy": frames["runs"].reset_index(drop=True)}

@@ -119,17 +119,19 @@ def figure_point(experiment: str, point: Mapping) -> tuple[str, int]:
     raise ValueError(f"unknown experiment {experiment!r}")
 
 
-def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_seconds(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """Predicted seconds of one run job (a block of ``n_seeds`` runs at one point of one reading); a Figure 1–2e
     job (``exact``): :data:`EXACT_FACTOR` × the same figure's job at the point."""
-    figure, x = figure_point(experiment, point)
+    name = experiment.name
+    figure, x = figure_point(name, point)
     seconds = _figure_seconds(figure, x, settings, n_seeds)
-    return EXACT_FACTOR * seconds if experiment == "exact" else seconds
+    return EXACT_FACTOR * seconds if name == "exact" else seconds
 
 
-def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_data_mb(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds: pool and candidates, distances, the proxy's per-sample minima."""
-    figure, x = figure_point(experiment, point)
+    name = experiment.name
+    figure, x = figure_point(name, point)
     if figure == "fig1":
         n, m, r = 20 + int(settings.get("n_copies", 80)), int(settings["m"]), x
     else:

@@ -129,7 +129,7 @@ def exact_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds
     return pd.DataFrame(rows)
 
 
-def exact_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def exact_job(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
               inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     """One run job (protocol entry point): ``point`` = {figure, reading, point (r or m)}; ``settings`` as a run
     job of that figure reads them (:mod:`.paper`); ``inputs`` holds both figures' instance directories."""
@@ -149,7 +149,7 @@ def _order(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                              kind="stable").reset_index(drop=True)
 
 
-def exact_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exact_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """``fig12e`` (means), ``fig12e_ratio`` (paired ratios to the paper's ε0) and ``fig12e_runs`` (every run); the
     bootstrap streams are keyed by (figure, reading, point, algorithm): deterministic tables."""
     runs = _order(frames["runs"], ["figure", "reading", "point", "seed", "algorithm"])

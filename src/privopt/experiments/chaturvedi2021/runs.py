@@ -317,12 +317,12 @@ def run_block(pool: np.ndarray, locations: np.ndarray, setting: Setting, seeds: 
     return pd.DataFrame(rows)
 
 
-def run_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def run_job(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
             inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
-    """One run job (protocol entry point): every algorithm at ``point`` (``{"reading", "r"}`` for
-    Figure 1, ``{"reading", "m"}`` for Figure 2) on the datasets of ``seeds``; ``inputs`` holds the
-    figure's instance directory (``pool.parquet``, ``instance.json``)."""
-    figure = "fig1" if "r" in point else "fig2"
+    """One run job (protocol entry point) of ``experiment`` ``fig1`` or ``fig2``: every algorithm at ``point``
+    (``{"reading", "r"}`` for Figure 1, ``{"reading", "m"}`` for Figure 2) on the datasets of ``seeds``; ``inputs``
+    holds the figure's instance directory (``pool.parquet``, ``instance.json``)."""
+    figure = experiment.name
     directory = Path(inputs[figure])
     pool = pd.read_parquet(directory / "pool.parquet")[["lat", "lon"]].to_numpy()
     C = json.loads((directory / "instance.json").read_text())["C"]

@@ -16,7 +16,7 @@ import pandas as pd
 
 from privopt.pipeline.summary import summarise
 
-__all__ = ["VALUE", "PAIRED", "paired_name", "paired_differences", "figure_table", "fig1_tables", "fig2_tables"]
+__all__ = ["VALUE", "PAIRED", "paired_name", "paired_differences", "figure_table", "figure_tables"]
 
 #: the plotted value of each figure: utility (Figure 1), utility/m (Figure 2)
 VALUE = {"fig1": "utility", "fig2": "utility_per_m"}
@@ -59,13 +59,8 @@ def figure_table(records: pd.DataFrame, figure: str) -> tuple[pd.DataFrame, pd.D
     return table, records
 
 
-def fig1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """Tables entry point (protocol) of Figure 1: ``fig1`` (summary) and ``fig1_runs`` (every run)."""
-    table, records = figure_table(frames["runs"], "fig1")
-    return {"fig1": table, "fig1_runs": records}
-
-
-def fig2_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
-    """Tables entry point (protocol) of Figure 2: ``fig2`` (summary) and ``fig2_runs`` (every run)."""
-    table, records = figure_table(frames["runs"], "fig2")
-    return {"fig2": table, "fig2_runs": records}
+def figure_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """Tables entry point (protocol) of Figures 1 and 2 (``experiment.name``: ``fig1`` or ``fig2``): the summary
+    (``fig1``/``fig2``) and every run (``fig1_runs``/``fig2_runs``)."""
+    table, records = figure_table(frames["runs"], experiment.name)
+    return {experiment.name: table, f"{experiment.name}_runs": records}

@@ -56,14 +56,15 @@ def _horizons(T) -> list[int]:
     return [int(t) for t in (T if isinstance(T, list) else [T])]
 
 
-def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_seconds(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """Predicted seconds of one run job of ``experiment`` at ``point`` for ``n_seeds`` seeds (the privacy job:
     :func:`privacy_seconds`)."""
-    if experiment == "privacy":
+    name = experiment.name
+    if name == "privacy":
         return privacy_seconds(settings)
     cfg = settings["group"]
     group = point.get("group", "")
-    if experiment == "fi":
+    if name == "fi":
         S = _seeds(cfg["runs"], n_seeds)
         spec = settings["instance"]
         Ts = _horizons(cfg["T"])
@@ -75,7 +76,7 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
         ks = [int(cfg["k"])] if "k" in cfg else [int(k) for k in cfg["ks"]]
         n, M = int(spec["n"]), int(spec["M"])
         return FIXED_S + sum(S * n_algos * sum(Ts) * _fi_us(k, n) * 1e-6 + _opt_s(n, k, M, S * len(Ts)) for k in ks)
-    if experiment == "uber":
+    if name == "uber":
         S = _seeds(cfg["runs"], n_seeds)
         n, k = int(settings["instance"]["grid"]) ** 2, int(cfg["k"])
         T_all = 564_516  # at most the whole month's pickups (≈ 4.5e5 in the box)
@@ -90,7 +91,7 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
         T = T_all if cfg["T_pick"] is None else int(cfg["T_pick"])
         per_unit = sum(T if u == "pick" else 60 * 24 * 30 // int(u) for u in cfg["units"])
         return FIXED_S + S * len(cfg["eps"]) * per_unit * _fi_us(k, n) * 1e-6 * MIXTURE_FACTOR
-    if experiment == "bandit":
+    if name == "bandit":
         S = _seeds(settings["runs"], n_seeds)
         spec = settings["instance"]
         n, k = int(spec["n"]), int(cfg["k"])
@@ -100,7 +101,7 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
         bd = S * (len(cfg["eps"]) + 1) * Ts * _bd_us(k, n) * 1e-6
         fi = S * (len(cfg["fi_eps"]) + 2) * Ts * _fi_us(k, n) * 1e-6
         return FIXED_S + bd + fi
-    if experiment == "cont":
+    if name == "cont":
         S = _seeds(settings["runs"], n_seeds)
         n = int(settings["instance"]["n"])
         Ts = _horizons(cfg["T"])
@@ -111,7 +112,7 @@ def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int
             for K in (Ks if cfg.get("K") else [max(1, math.ceil((T / math.log(T) ** 2.5) ** 0.25))]):
                 total += S * len(eps) * T * CONT_US_ITEM * K * n * 1e-6
         return FIXED_S + total
-    raise ValueError(f"unknown experiment {experiment!r}")
+    raise ValueError(f"unknown experiment {name!r}")
 
 
 #: the privacy job (Figure 8): its certified-ε grid is built row by row in Python
@@ -154,11 +155,12 @@ def privacy_mb(settings: Mapping) -> float:
     return privacy_rows(settings) * PRIVACY_BYTES_PER_ROW / 1e6
 
 
-def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_data_mb(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds: modelled for the privacy job only (:func:`privacy_mb`; the other experiments
     declare no data model: their jobs hold little beside the interpreter)."""
-    if experiment != "privacy":
-        raise ValueError(f"no data model for experiment {experiment!r} (only 'privacy' has one)")
+    name = experiment.name
+    if name != "privacy":
+        raise ValueError(f"no data model for experiment {name!r} (only 'privacy' has one)")
     return privacy_mb(settings)
 
 

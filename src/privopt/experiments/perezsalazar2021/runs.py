@@ -53,7 +53,7 @@ def _empty(**extra) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- full information on SYN-CLICK
 
 
-def fi_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def fi_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     """Experiment ``fi`` (Figures 1–3 on SYN-CLICK): groups ``syn`` (F1 row 1, F2 k = 3, F3a), ``collapse``
     (F2: k ∈ ks over the T grid), ``kscan`` (F3b: k ∈ ks at one T), ``nscan`` (F3c: SYN-CLICK-PAD)."""
     group, delta, cfg = point["group"], float(settings["delta"]), settings["group"]
@@ -107,7 +107,7 @@ def _items(code: int) -> str:
     return " ".join(str(a) for a in range(63) if (code >> a) & 1)
 
 
-def uber_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def uber_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     """Experiment ``uber``: groups ``fi`` (F1 row 2: FI on UBER-PICK over a T grid), ``anytime`` (F4a/b: one
     run of the first ``T_pick`` pickups per algorithm, running average at checkpoints, modal final set) and
     ``granularity`` (F4c: FI over the whole stream of each privacy unit: windows of w minutes, pickups)."""
@@ -213,7 +213,7 @@ def _map_rows(inst, bench: Mapping[str, Any], P, stream: Stream, k: int) -> list
 # ----------------------------------------------------------------------------- bandit
 
 
-def bandit_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def bandit_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     """Experiment ``bandit`` (Figures 5–6): groups ``s1`` and ``s2`` (BanditDP at every ε, SG-BANDIT-NP and
     the full-information references FI-DP, SG-NP, UNIF on the same streams) and ``variants`` (App. B:
     B1-NAIVE at Algorithm 3's γ and at its own, B2-PRESAMPLE)."""
@@ -248,7 +248,7 @@ def bandit_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
 # ----------------------------------------------------------------------------- continuous (Algorithm 4)
 
 
-def cont_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def cont_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     """Experiment ``cont`` (Figure 7): Algorithm 4 on SYN-CLICK-MLE (:mod:`.continuous_runs`)."""
     from privopt.experiments.perezsalazar2021.continuous_runs import cont_rows
 
@@ -259,7 +259,7 @@ def cont_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
 # ----------------------------------------------------------------------------- privacy bookkeeping
 
 
-def privacy_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def privacy_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     """Experiment ``privacy`` (Figure 8): the certified-ε grid and T-PRIV (:mod:`.privacy_tables`)."""
     from privopt.experiments.perezsalazar2021.privacy_tables import cert_grid, tpriv_table
 

@@ -81,7 +81,7 @@ def breakeven_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["group", "k", "eps", "T_star", "u_star", "T_min", "T_max"])
 
 
-def fi_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def fi_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point of experiment ``fi``: ``fi`` (summary), ``fi_runs`` (every run) and ``fi_breakeven``
     (the horizon T* and budget u* at which R_T/T turns negative)."""
     runs = _sort(frames["runs"])
@@ -101,7 +101,7 @@ def phi_half(eps: np.ndarray, phi: np.ndarray) -> float:
     return float("nan")
 
 
-def uber_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def uber_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point of experiment ``uber``: ``uber`` (summary), ``uber_runs``, ``f4a`` (running average
     reward at the checkpoints), ``f4b`` (the map: density, candidates, OPT set, modal sets), ``f4c`` (φ)."""
     runs = frames["runs"].copy()
@@ -157,7 +157,7 @@ def tail_table(horizons, c_gamma: float, k: int, delta: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def bandit_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def bandit_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point of experiment ``bandit``: ``bandit`` (summary), ``bandit_runs``, ``f6_tail``."""
     runs = frames["runs"].copy()
     if len(runs):
@@ -167,12 +167,12 @@ def bandit_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any
             "f6_tail": tail_table(settings["T"], float(settings["c_gamma"]), int(settings["k"]), float(settings["delta"]))}
 
 
-def cont_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def cont_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point of experiment ``cont``: ``cont`` (summary) and ``cont_runs``."""
     runs = _sort(frames["runs"])
     return {"cont": summary(runs), "cont_runs": runs}
 
 
-def privacy_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def privacy_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point of experiment ``privacy``: ``f8_cert`` and ``tpriv`` (as the run computed them)."""
     return {"f8_cert": frames["runs"].reset_index(drop=True), "tpriv": frames["tpriv"].reset_index(drop=True)}

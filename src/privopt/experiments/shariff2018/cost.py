@@ -206,17 +206,18 @@ def _dimension(experiment: str, settings: Mapping, point: Mapping) -> int:
 FIG1_S = 0.1
 
 
-def job_seconds(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_seconds(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """Predicted CPU seconds of one run job.
 
     ``settings``: what a run job of the experiment reads (:mod:`.paper`); ``point``: the job's
     parameter point (``{"reward", "d"}``, ``{"gap"}``, ``{"mechanism", "gap"}``); ``n_seeds``: seeds
     in its block.  Figure 1's job (one decision set, no rounds): :data:`FIG1_S`.
     """
-    if experiment == "fig1":
+    name = experiment.name
+    if name == "fig1":
         return FIG1_S
-    d = _dimension(experiment, settings, point)
-    per_round = lockstep_us_per_round(experiment, variants_per_job(experiment, settings, point), d)
+    d = _dimension(name, settings, point)
+    per_round = lockstep_us_per_round(name, variants_per_job(name, settings, point), d)
     return int(n_seeds) * rounds_simulated(settings) * per_round * 1e-6
 
 
@@ -232,11 +233,12 @@ def _recorded_points(experiment: str, settings: Mapping) -> int:
 BYTES_PER_POINT = 400
 
 
-def job_data_mb(experiment: str, settings: Mapping, point: Mapping, n_seeds: int) -> float:
+def job_data_mb(experiment, settings: Mapping, point: Mapping, n_seeds: int) -> float:
     """MB of data one run job holds beyond the interpreter: recorded curves and kernel buffers."""
-    d = _dimension(experiment, settings, point)
-    runs_held = int(n_seeds) * len(variants_per_job(experiment, settings, point))
-    curves = runs_held * _recorded_points(experiment, settings) * BYTES_PER_POINT
+    name = experiment.name
+    d = _dimension(name, settings, point)
+    runs_held = int(n_seeds) * len(variants_per_job(name, settings, point))
+    curves = runs_held * _recorded_points(name, settings) * BYTES_PER_POINT
     buffers = 2 * d**2 * d * 8  # batched kernel: K×d arms and K×d products (K = d²)
     return (curves + buffers) / 1e6
 

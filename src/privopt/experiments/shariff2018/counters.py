@@ -80,7 +80,7 @@ def exp2c_block(gap: float, seeds: Sequence[int], *, n: int, n_rounds: int | Non
     return out.drop(columns="variant")
 
 
-def exp2c_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def exp2c_job(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
               inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     s = settings
     return {"runs": exp2c_block(float(point["gap"]), seeds, n=s["n"], n_rounds=s["n_rounds"], d=s["d"], eps=s["eps"],
@@ -94,7 +94,7 @@ def _ratio_rounds(ts: np.ndarray) -> np.ndarray:
     return np.unique(ts[np.searchsorted(ts, want, side="left").clip(0, ts.size - 1)])
 
 
-def exp2c_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exp2c_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """``fig4c`` (curves), ``fig4c_ratio`` (paired ratios to the path tree) and ``fig4c_runs`` (final regrets); the
     bootstrap streams are keyed by (gap, counter, t) through :mod:`privopt.seeding`: deterministic tables."""
     order = {c: i for i, c in enumerate(COUNTERS)}

@@ -109,7 +109,7 @@ def exp2e_block(gap: float, delta: float, seeds: Sequence[int], *, n: int, n_rou
     return out
 
 
-def exp2e_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def exp2e_job(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
               inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     s = settings
     return {"runs": exp2e_block(float(point["gap"]), float(point["delta"]), seeds, n=s["n"], n_rounds=s["n_rounds"],
@@ -122,7 +122,7 @@ def _order(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
                              kind="stable").reset_index(drop=True)
 
 
-def exp2e_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exp2e_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """``fig4e`` (curves), ``fig4e_ratio`` (paired ratios to the paper's calibration) and ``fig4e_runs`` (final
     regrets); the bootstrap streams are keyed by (gap, δ, variant, t) through :mod:`privopt.seeding`: deterministic
     tables."""

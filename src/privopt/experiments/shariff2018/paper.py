@@ -92,9 +92,9 @@ EXP3_READS = ("n", "n_rounds", "d", "eps", "delta", "k_rule", "rho_grid", "rec_p
 PREFIXES = "privopt.experiments.shariff2018.prefixes"
 
 
-def _prefix(name: str, step=record_step, totals=("pd_failures",)) -> Prefix:
-    """How verify checks a job of ``name`` too long to recompute whole: its first rounds (prefixes.py)."""
-    return Prefix(run=f"{PREFIXES}:{name}_prefix", horizon=horizon, step=step, totals=totals)
+def _prefix(function: str, step=record_step, totals=("pd_failures",)) -> Prefix:
+    """How verify checks a job too long to recompute whole: its first rounds (``function`` of prefixes.py)."""
+    return Prefix(run=f"{PREFIXES}:{function}", horizon=horizon, step=step, totals=totals)
 
 
 PAPER = Paper(
@@ -156,7 +156,7 @@ PAPER = Paper(
                          Table("fig4_audit.parquet", thin=2)),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
-            prefix=_prefix("exp2", totals=("pd_failures", "n_optimal")),
+            prefix=_prefix("exp2_prefix", totals=("pd_failures", "n_optimal")),
         ),
         Experiment(
             name="exp2c",
@@ -169,7 +169,7 @@ PAPER = Paper(
             table_files=(Table("fig4c.csv", max_points=500), Table("fig4c_ratio.csv"), Table("fig4c_runs.parquet")),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
-            prefix=_prefix("exp2c"),
+            prefix=_prefix("shorter_prefix"),
         ),
         Experiment(
             name="exp2e",
@@ -182,7 +182,7 @@ PAPER = Paper(
             table_files=(Table("fig4e.csv", max_points=500), Table("fig4e_ratio.csv"), Table("fig4e_runs.parquet")),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
-            prefix=_prefix("exp2e"),
+            prefix=_prefix("shorter_prefix"),
         ),
         Experiment(
             name="exp3",
@@ -196,7 +196,7 @@ PAPER = Paper(
             table_settings=reads("n", "d", "eps", "delta", "k_rule", "mechanisms", under="exp3"),
             cost=cost.job_seconds,
             data_mb=cost.job_data_mb,
-            prefix=_prefix("exp3", step=exp3_record_step, totals=("pd_failures", "n_optimal")),
+            prefix=_prefix("exp3_prefix", step=exp3_record_step, totals=("pd_failures", "n_optimal")),
         ),
     ),
     figures=(

@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["horizon", "record_step", "exp3_record_step", "exp2_prefix", "exp2c_prefix", "exp2e_prefix",
-           "exp3_prefix"]
+__all__ = ["horizon", "record_step", "exp3_record_step", "exp2_prefix", "shorter_prefix", "exp3_prefix"]
 
 
 def horizon(settings: Mapping[str, Any]) -> int:
@@ -48,7 +47,7 @@ def _shorter(settings: Mapping[str, Any], rounds: int) -> dict[str, Any]:
     return {**settings, "n_rounds": int(rounds)}
 
 
-def exp2_prefix(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def exp2_prefix(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
                 inputs: Mapping[str, str], rounds: int) -> dict[str, Any]:
     """:func:`~.runs.exp2_job`'s rows at ``t ≤ rounds``: the records of a ``rounds``-round run, and the audit of
     the full run's sampled rounds that fall in it (seed by seed: each seed has its own sample)."""
@@ -82,26 +81,16 @@ def exp2_prefix(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Se
     return {"runs": pd.concat(records, ignore_index=True), "audit": audit}
 
 
-def exp2c_prefix(point, settings, seeds, inputs, rounds) -> dict[str, Any]:
-    """:func:`~.counters.exp2c_job`'s rows at ``t ≤ rounds`` (nothing in them depends on the horizon run)."""
-    from privopt.experiments.shariff2018.counters import exp2c_job
-
-    return exp2c_job(point, _shorter(settings, rounds), seeds, inputs)
-
-
-def exp2e_prefix(point, settings, seeds, inputs, rounds) -> dict[str, Any]:
-    """:func:`~.exact.exp2e_job`'s rows at ``t ≤ rounds`` (nothing in them depends on the horizon run)."""
-    from privopt.experiments.shariff2018.exact import exp2e_job
-
-    return exp2e_job(point, _shorter(settings, rounds), seeds, inputs)
+def shorter_prefix(experiment, point, settings, seeds, inputs, rounds) -> dict[str, Any]:
+    """The job's rows at ``t ≤ rounds`` for an experiment whose rows do not depend on the horizon run (Fig. 4c's
+    ``exp2c``, Fig. 4e's ``exp2e``): the same job on a ``rounds``-round horizon."""
+    return experiment.execute(point, _shorter(settings, rounds), seeds, inputs)
 
 
-def exp3_prefix(point, settings, seeds, inputs, rounds) -> dict[str, Any]:
+def exp3_prefix(experiment, point, settings, seeds, inputs, rounds) -> dict[str, Any]:
     """:func:`~.runs.exp3_job`'s rows at ``t ≤ rounds``, recorded at the full run's interval (``rounds`` a multiple
     of it: :func:`exp3_record_step`)."""
-    from privopt.experiments.shariff2018.runs import exp3_job
-
     step = exp3_record_step(settings)
     if rounds % step:
         raise ValueError(f"an Exp. 3 prefix must end on a recorded round (a multiple of {step}), got {rounds}")
-    return exp3_job(point, {**_shorter(settings, rounds), "rec_points": rounds // step}, seeds, inputs)
+    return experiment.execute(point, {**_shorter(settings, rounds), "rec_points": rounds // step}, seeds, inputs)

@@ -196,10 +196,10 @@ def exp3_block(mechanism: str, gap: float, seeds: Sequence[int], *, n: int, n_ro
 
 
 # ----------------------------------------------------------------------------- protocol entry points
-# run(point, settings, seeds, inputs) -> {output: frame}; settings = the whitelist of .paper
+# run(experiment, point, settings, seeds, inputs) -> {output: frame}; settings = the whitelist of .paper
 
 
-def fig1_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
+def fig1_job(experiment, point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Sequence[int],
              inputs: Mapping[str, str]) -> dict[str, pd.DataFrame]:
     """Figure 1: the decision set of seed ``settings["seed"] + s`` (one run, s = 0)."""
     frames = [decision_set(d=settings["d"], K=settings["K"], gap=settings["gap"], seed=settings["seed"] + int(s))
@@ -207,12 +207,12 @@ def fig1_job(point: Mapping[str, Any], settings: Mapping[str, Any], seeds: Seque
     return {"runs": pd.concat(frames, ignore_index=True)}
 
 
-def exp1_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def exp1_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     return {"runs": exp1_block(point["reward"], int(point["d"]), seeds, n=settings["n"], n_rounds=settings["n_rounds"],
                                gap=settings["gap"], rec_every=settings["rec_every"])}
 
 
-def exp2_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def exp2_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     s = settings
     records, audit = exp2_block_with_audit(
         float(point["gap"]), seeds, n=s["n"], n_rounds=s["n_rounds"], d=s["d"], eps=s["eps"], delta=s["delta"],
@@ -221,7 +221,7 @@ def exp2_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     return {"runs": records, "audit": audit}
 
 
-def exp3_job(point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
+def exp3_job(experiment, point, settings, seeds, inputs) -> dict[str, pd.DataFrame]:
     s = settings
     return {"runs": exp3_block(point["mechanism"], float(point["gap"]), seeds, n=s["n"], n_rounds=s["n_rounds"],
                                d=s["d"], eps=s["eps"], delta=s["delta"], k_rule=s["k_rule"], rho_grid=s["rho_grid"],

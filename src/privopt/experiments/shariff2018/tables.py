@@ -95,12 +95,12 @@ def defaults_table(settings: dict, mechanisms) -> pd.DataFrame:
 KEEP = ["t", "regret", "pd_failures"]
 
 
-def fig1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def fig1_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Tables entry point (protocol) of Figure 1: the decision set's points as they were drawn."""
     return {"fig1": frames["runs"]}
 
 
-def exp1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exp1_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Experiment 1 → Figure 2 curves (``fig2``), Figure 3 per-d summary (``fig3``), fits (``fig3_fit``) and
     the bootstrap band of the fitted line (``fig3_band``), and the final regret of every run (``exp1_runs``)."""
     records = frames["runs"].sort_values(["reward", "d", "seed", "t"], kind="stable")
@@ -112,7 +112,7 @@ def exp1_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any])
             "exp1_runs": fin.reset_index(drop=True)}
 
 
-def exp2_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exp2_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Experiment 2 → Figure 4 curves (``fig4``), every run's curve (``fig4_runs``) and the audited rounds
     (``fig4_audit``, sorted by gap, variant, seed, t; claims S.1/S.2)."""
     records = frames["runs"].sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)
@@ -122,7 +122,7 @@ def exp2_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any])
             "fig4_audit": audits.sort_values(["gap", "variant", "seed", "t"], kind="stable").reset_index(drop=True)}
 
 
-def exp3_tables(frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+def exp3_tables(experiment, frames: Mapping[str, pd.DataFrame], settings: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
     """Experiment 3 → Figure 5 (``fig5``: final regret per mechanism, gap, ρ_min, with the round ``t`` it is
     read at — n, or the prefix length of a prefix run), every run's final regret (``fig5_runs``) and the
     dotted lines (``fig5_defaults``, from ``settings``: n, d, eps, delta, k_rule, mechanisms)."""

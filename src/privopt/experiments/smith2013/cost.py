@@ -25,16 +25,17 @@ def _pftal(T: int, p: int, replicas: int) -> float:
     return replicas * T * (NS_PER_STEP["pftal_a"] + NS_PER_STEP["pftal_b"] * p) * 1e-9
 
 
-def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+def job_seconds(experiment, settings: dict, point: dict, n_seeds: int) -> float:
     """Predicted compute seconds of one run job (excluding start-up, see privopt.pipeline.cost)."""
-    if experiment == "st0":
+    name = experiment.name
+    if name == "st0":
         T, d = int(settings["T"]), int(point["d"])
         return BASE_S + n_seeds * T * (NS_PER_STEP["tbap_a"] + NS_PER_STEP["tbap_b"] * d) * 1e-9
-    if experiment == "st0c":  # five counters at most per guarantee, ≈ 20 ns per step and coordinate
+    if name == "st0c":  # five counters at most per guarantee, ≈ 20 ns per step and coordinate
         return BASE_S + 5 * n_seeds * int(settings["T"]) * int(settings["p"]) * 20e-9
-    if experiment == "privacy":
+    if name == "privacy":
         return BASE_S + 4 * 2 * int(settings["samples"]) * 2e-6
-    if experiment == "st1c":  # finite ε only; every counter of the list on the same streams
+    if name == "st1c":  # finite ε only; every counter of the list on the same streams
         T, p = int(point["T"]), 2
         total = BASE_S
         for loss in settings["losses"]:
@@ -44,7 +45,7 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
                     len(settings["eps"]) * n_seeds * T * ST1C_EXTRA_NS[c] * 1e-9
         return total
     n_eps = len(settings["eps"]) + 1
-    if experiment == "st4":
+    if name == "st4":
         T = int(point["T"])
         return BASE_S + len(settings["beta_rules"]) * n_eps * n_seeds * T * NS_PER_STEP["bandit"] * 1e-9 \
             + n_seeds * T * NS_PER_POINT["sc"] * 1e-9
@@ -56,9 +57,10 @@ def job_seconds(experiment: str, settings: dict, point: dict, n_seeds: int) -> f
     return total
 
 
-def job_data_mb(experiment: str, settings: dict, point: dict, n_seeds: int) -> float:
+def job_data_mb(experiment, settings: dict, point: dict, n_seeds: int) -> float:
     """Data a run job holds: the point streams (and the synthetic points of ST-3)."""
-    if experiment in ("st0", "st0c", "privacy"):
+    name = experiment.name
+    if name in ("st0", "st0c", "privacy"):
         return 10.0
     T = int(point["T"]) if "T" in point else int(settings.get("T", 1))
     p = int(point.get("p", 2))

@@ -48,7 +48,7 @@ def counters(guarantee: str, settings) -> list:
     return out
 
 
-def st0c_job(point, settings, seeds, inputs):
+def st0c_job(experiment, point, settings, seeds, inputs):
     """Per counter of the point's guarantee: Σ_seeds Σ_i N_i(t)² and Σ_seeds Y(t)², t = 1..T, beside the exact
     Var N_i(t) (``var``); and per seed w = mean_{t,i} N_i(t)²."""
     guarantee = str(point["guarantee"])

@@ -49,7 +49,7 @@ def _counters(settings) -> list[str]:
     return names
 
 
-def st1c_job(point, settings, seeds, inputs):
+def st1c_job(experiment, point, settings, seeds, inputs):
     """Regret at horizon T on the Uber disk, each loss, counter and finite ε of the grid, paired by seed."""
     T, p = int(point["T"]), 2
     eps = [float(e) for e in settings["eps"]]

@@ -166,7 +166,7 @@ def gradient_bound_check(planted: bool, seed: int, T: int = 1024, n_runs: int = 
             "exact_eps": math.nan, "samples": n_runs, "result": result, "event": detail}
 
 
-def privacy_job(point, settings, seeds, inputs):
+def privacy_job(experiment, point, settings, seeds, inputs):
     """Every check, correct then planted then subtle (the run job of the ``privacy`` experiment).
 
     ``samples`` is the d = 1 audit's count; d = 2 draws in the ratio of :data:`AUDIT_SAMPLES` (10×:

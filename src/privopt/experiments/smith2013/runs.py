@@ -1,4 +1,4 @@
-"""Run jobs of the Smith & Thakurta figures (protocol ``run(point, settings, seeds, inputs)``).
+"""Run jobs of the Smith & Thakurta figures (protocol ``run(experiment, point, settings, seeds, inputs)``).
 
 One job = one parameter point × a block of seeds; inside it, every ε of the figure's grid and the
 non-private baseline (ε = ∞) run on the same point streams (common random numbers).  Each horizon T is
@@ -26,7 +26,7 @@ from privopt.online.pftal.comparators import best_fixed
 from privopt.online.pftal.full import pftal_setup, run_pftal
 from privopt.mechanisms.tbap import tbap_error_sq, tbap_error_sq_theory, tbap_scale
 
-__all__ = ["RADIUS", "eps_grid", "load_disk", "pftal_rows", "st0_job", "st1_job", "st2_job", "st3_job", "st4_job"]
+__all__ = ["RADIUS", "eps_grid", "load_disk", "pftal_rows", "st0_job", "uber_job", "st3_job", "st4_job"]
 
 #: radius of the decision set and of the data (unit disk / unit ball)
 RADIUS = 1.0
@@ -75,7 +75,7 @@ def _uber_pftal(experiment, loss, T, settings, seeds, inputs) -> pd.DataFrame:
     return pftal_rows(experiment, loss, T, 2, pts, idx, seeds, settings, best)
 
 
-def st0_job(point, settings, seeds, inputs):
+def st0_job(experiment, point, settings, seeds, inputs):
     """Figure ST-0: Σ over the seeds (independent trees) of ‖v̂_t − v_t‖², t = 1..T, with its theory."""
     d, T = int(point["d"]), int(settings["T"])
     lam = tbap_scale(float(settings["mu"]), float(settings["eps"]), T, float(settings["c_sens"]))
@@ -86,21 +86,15 @@ def st0_job(point, settings, seeds, inputs):
                                   "theory_sq": tbap_error_sq_theory(t, d, lam)})}
 
 
-def st1_job(point, settings, seeds, inputs):
-    """Figure ST-1: regret at horizon T on the Uber disk, each loss, every ε of the grid and ε = ∞."""
-    T = int(point["T"])
-    return {"runs": pd.concat([_uber_pftal("st1", loss, T, settings, seeds, inputs) for loss in settings["losses"]],
-                              ignore_index=True)}
+def uber_job(experiment, point, settings, seeds, inputs):
+    """Figures ST-1 (``st1``: one point per horizon T) and ST-2 (``st2``: the fixed horizon ``T`` of its settings):
+    regret on the Uber disk, each loss, every ε of the grid and ε = ∞."""
+    T = int(point["T"] if "T" in point else settings["T"])
+    return {"runs": pd.concat([_uber_pftal(experiment.name, loss, T, settings, seeds, inputs)
+                               for loss in settings["losses"]], ignore_index=True)}
 
 
-def st2_job(point, settings, seeds, inputs):
-    """Figure ST-2: regret at the fixed horizon ``T`` on the Uber disk, each loss, the ε grid and ε = ∞."""
-    T = int(settings["T"])
-    return {"runs": pd.concat([_uber_pftal("st2", loss, T, settings, seeds, inputs) for loss in settings["losses"]],
-                              ignore_index=True)}
-
-
-def st3_job(point, settings, seeds, inputs):
+def st3_job(experiment, point, settings, seeds, inputs):
     """Figure ST-3: regret on the synthetic stream in R^p, each loss (one seed at a time: the points are T × p)."""
     p, T = int(point["p"]), int(settings["T"])
     frames = []
@@ -118,7 +112,7 @@ ST4_COLUMNS = ["experiment", "loss", "beta_rule", "T", "p", "eps", "seed", "regr
                "beta_capped", "xi", "H", "B", "mu", "lam", "K", "c_sens", "max_ratio", "wall_s"]
 
 
-def st4_job(point, settings, seeds, inputs):
+def st4_job(experiment, point, settings, seeds, inputs):
     """Figure ST-4: bandit PFTAL (squared distance) on the Uber disk at horizon T, each rule for β."""
     T, loss, p = int(point["T"]), "sc", 2
     pts = load_disk(inputs)

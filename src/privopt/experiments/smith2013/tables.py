@@ -31,7 +31,7 @@ def _sorted(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return runs.sort_values([*by, "eps", "seed"], kind="stable").reset_index(drop=True)
 
 
-def st0_tables(frames, settings):
+def st0_tables(experiment, frames, settings):
     runs = frames["runs"]
     t = runs.groupby(["d", "t"], sort=True).agg(sum_sq=("sum_sq", "sum"), n=("n", "sum"), lam=("lam", "first"),
                                               theory_sq=("theory_sq", "first")).reset_index()
@@ -41,12 +41,12 @@ def st0_tables(frames, settings):
     return {"st0": t[["d", "t", "popcount", "n", "lam", "mean_sq", "theory_sq", "ratio"]]}
 
 
-def st1_tables(frames, settings):
+def st1_tables(experiment, frames, settings):
     runs = _sorted(frames["runs"], ["loss", "T"])
     return {"st1": summary(runs, ["loss", "T", "eps"], "regret", "st1"), "st1_runs": runs}
 
 
-def st2_tables(frames, settings):
+def st2_tables(experiment, frames, settings):
     runs = add_excess(_sorted(frames["runs"], ["loss", "T"]), ["loss", "T"])
     reg = summary(runs, ["loss", "T", "eps"], "regret", "st2")
     exc = summary(runs, ["loss", "T", "eps"], "excess", "st2")
@@ -54,19 +54,19 @@ def st2_tables(frames, settings):
     return {"st2": reg.merge(exc, on=["loss", "T", "eps"]), "st2_runs": runs}
 
 
-def st3_tables(frames, settings):
+def st3_tables(experiment, frames, settings):
     runs = _sorted(frames["runs"], ["loss", "p"])
     return {"st3": summary(runs, ["loss", "p", "T", "eps"], "regret", "st3"), "st3_runs": runs}
 
 
-def st4_tables(frames, settings):
+def st4_tables(experiment, frames, settings):
     runs = _sorted(frames["runs"], ["beta_rule", "T"])
     table = summary(runs, ["beta_rule", "T", "eps"], "regret", "st4")
     beta = runs.groupby(["beta_rule", "T"], sort=True)[["beta", "beta_capped"]].first().reset_index()
     return {"st4": table.merge(beta, on=["beta_rule", "T"]), "st4_runs": runs}
 
 
-def privacy_tables(frames, settings):
+def privacy_tables(experiment, frames, settings):
     return {"privacy": frames["runs"].reset_index(drop=True)}
 
 
@@ -74,7 +74,7 @@ def privacy_tables(frames, settings):
 ST0C_ALPHA = 0.05
 
 
-def st0c_tables(frames, settings):
+def st0c_tables(experiment, frames, settings):
     """``st0c``: per guarantee, counter and t the measured mean N_i(t)² (``mean_sq``) beside the exact ``var``, RMS
     errors, the χ² degrees of freedom ``nu`` and the per-t tolerance [``tol_lo``, ``tol_hi``] of ``ratio``;
     ``st0c_ratio``: per counter the mean over t of the variance (measured, with the SEM over seeds, and exact)
@@ -136,7 +136,7 @@ def st0c_tables(frames, settings):
 ST1C_ORDER = ("tree", "honaker", "smooth")
 
 
-def st1c_tables(frames, settings):
+def st1c_tables(experiment, frames, settings):
     """``st1c_runs``: every run (counter, loss, T, ε, seed); ``st1c``: per (loss, ε, T, counter) the seed summary of
     the regret (mean, std, sem, n, bootstrap ci_lo/ci_hi, :func:`summary`) and ``ratio`` = mean regret / the tree's
     at the same (loss, ε, T), with its 95 % *paired* percentile-bootstrap interval over the seeds (``ratio_lo``,

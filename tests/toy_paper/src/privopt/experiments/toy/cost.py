@@ -13,8 +13,9 @@ DATA_S = 0.1
 
 
 def job_seconds(experiment, settings, point, n_seeds) -> float:
-    """The cost model (one for the paper: the protocol passes the experiment's name)."""
-    if experiment == "data":
+    """The cost model (one for the paper: the protocol passes the experiment; it dispatches on its name)."""
+    name = experiment.name
+    if name == "data":
         return DATA_S
     return SECONDS_PER_VALUE * n_seeds * settings["n"] * point.get("k", 1)
 

@@ -10,7 +10,7 @@ from privopt.pipeline.summary import summarise
 PAPER = "toy"
 
 
-def run_job(point, settings, seeds, inputs):
+def run_job(experiment, point, settings, seeds, inputs):
     n, eps, k = int(settings["n"]), float(settings["eps"]), int(point["k"])
     eps0 = dpg_eps0_basic(eps, k)
     rows = []
@@ -20,6 +20,6 @@ def run_job(point, settings, seeds, inputs):
     return {"runs": pd.DataFrame(rows)}
 
 
-def tables(frames, settings):
+def tables(experiment, frames, settings):
     runs = frames["runs"].sort_values(["k", "seed"]).reset_index(drop=True)
     return {"fig2": summarise(runs, ["k"], "sq_error", ddof=1)}

@@ -12,7 +12,7 @@ from privopt.pipeline.summary import summarise
 PAPER = "toy"
 
 
-def run_job(point, settings, seeds, inputs):
+def run_job(experiment, point, settings, seeds, inputs):
     """One block of seeds at one ε: the data (n values in [0, 1]) is fixed, the noise is per seed."""
     n, eps = int(settings["n"]), float(point["eps"])
     data = seeding.rng(PAPER, "data", {"n": n}, 0).random(n)
@@ -23,12 +23,12 @@ def run_job(point, settings, seeds, inputs):
     return {"runs": pd.DataFrame(rows)}
 
 
-def tables(frames, settings):
+def tables(experiment, frames, settings):
     runs = frames["runs"].sort_values(["eps", "seed"]).reset_index(drop=True)
     return {"fig1": summarise(runs, ["eps"], "error", ddof=1), "fig1_runs": runs}
 
 
-def data_job(point, settings, seeds, inputs):
+def data_job(experiment, point, settings, seeds, inputs):
     """The values of the instance and their mean, private at ε: mean + Laplace(1/(n·ε)) per seed."""
     meta = json.loads((Path(inputs["values"]) / "values.json").read_text())
     values = pd.read_parquet(Path(inputs["values"]) / "values.parquet")["value"].to_numpy()
@@ -39,5 +39,5 @@ def data_job(point, settings, seeds, inputs):
     return {"runs": pd.DataFrame(rows)}
 
 
-def data_tables(frames, settings):
+def data_tables(experiment, frames, settings):
     return {"data": frames["runs"].sort_values(["eps", "seed"]).reset_index(drop=True)}
