@@ -154,6 +154,8 @@ def test_a_sixth_paper_appears_in_the_readme_and_docs_by_adding_its_files_only(t
     readme, perf = (work / "README.md").read_text(), (work / "docs/performance.md").read_text()
     assert "| `toy` | Toy paper — " in readme and "| `toy_fig1` |" in readme and "| `toy` |" not in before["README.md"]
     assert "`toy_runs_laplace`" in perf and "`toy_runs_laplace`" not in before["docs/performance.md"]
+    # priced at the paper scale its own part sets (config/toy/paper.yaml: 400 runs, 100 a job; quick: 40, 20)
+    assert "| `toy_runs_laplace` | 12 |" in perf, [line for line in perf.splitlines() if "toy_runs" in line]
     # the rest of each file is untouched: only the generated blocks grew
     for p, old in before.items():
         new = (work / p).read_text()

@@ -113,10 +113,10 @@ def test_only_run_rules_leave_the_machine(tmp_path, monkeypatch):
 
 
 def test_the_toy_paper_adds_files_only_where_a_paper_declares_itself():
-    """The guard that adding a paper stays cheap: its package (captions included: no .rst files), notebooks
-    and schema."""
+    """The guard that adding a paper stays cheap: its package (captions included: no .rst files), notebooks,
+    schema and config parts."""
     allowed = [r"src/privopt/experiments/toy/[\w/]+\.py", r"workflow/notebooks/toy_\w+\.py\.ipynb",
-               r"workflow/schemas/toy\.schema\.yaml",
+               r"workflow/schemas/toy\.schema\.yaml", r"config/toy/\w+\.yaml",  # its parts of the scales' files
                r"src/privopt/datasets/toy/\w+\.py"]  # its data set (tests/test_datasets.py)
     files = [str(p) for p in toy_files()]
     assert files and all(any(re.fullmatch(a, f) for a in allowed) for f in files), files

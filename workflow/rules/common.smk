@@ -26,7 +26,7 @@ from privopt.pipeline import cost as run_cost
 from privopt.pipeline import costguard
 from privopt.pipeline import tablecheck
 from privopt.codedigest import code_digest, module_digests, notebook_imports
-from privopt.pipeline.config import ConfigSources, load_config
+from privopt.pipeline.config import ConfigSources, load_config, paper_parts
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import data_namespace, settings_key
 from privopt.pipeline.reference import reference_folder as reference_folder_of
@@ -86,8 +86,9 @@ def config_files():
 
 @functools.cache
 def config_sources():
-    """The config files and the --config overrides: to say which of them set a key."""
-    return ConfigSources(config_files(), workflow.config_settings.config)
+    """The config files (each followed by its papers' parts, config/<paper>/<file>) and the --config overrides: to
+    say which of them set a key."""
+    return ConfigSources(paper_parts(config_files(), PAPERS), workflow.config_settings.config)
 
 
 def check_config():

@@ -3,7 +3,8 @@ the schemas, and which file set a key — written once, for the workflow (workfl
 cost benchmark (benchmarks/paper_cost.py) and the tests.
 
 :func:`load_config` is the one way in: config/config.yaml (the Snakefile's ``configfile:``), every given
-file over it key by key, then the ``--config KEY=VALUE`` overrides, merged as Snakemake merges them and
+file over it key by key (each followed by its papers' parts: config/paper.yaml by config/<paper>/paper.yaml,
+:func:`paper_parts`), then the ``--config KEY=VALUE`` overrides, merged as Snakemake merges them and
 then checked by :func:`validate_config`.  The workflow calls it with the files and overrides Snakemake
 was given (workflow/rules/common.smk) and uses what it returns; the cost benchmark and the tests call it
 with config file names.  The checks:
@@ -40,8 +41,8 @@ import yaml
 
 from privopt.pipeline.errors import ConfigError
 
-__all__ = ["BASE_CONFIG", "SCHEMAS", "ConfigSources", "read_config_file", "merge", "coerce_numbers",
-           "non_finite", "validate_config", "load_config", "schema_of"]
+__all__ = ["BASE_CONFIG", "SCHEMAS", "ConfigSources", "read_config_file", "parts_of", "paper_parts", "read_part",
+           "merge", "coerce_numbers", "non_finite", "validate_config", "load_config", "schema_of"]
 
 _REPO = Path(__file__).resolve().parents[3]
 #: The Snakefile's ``configfile:``.
@@ -95,6 +96,38 @@ def read_config_file(path: str | Path) -> dict:
         raise ConfigError(f"config file {path}: must hold a mapping of keys at the top level, "
                           f"got {type(data).__name__}")
     return data
+
+
+def parts_of(file: str | Path, keys: Iterable[str]) -> list[tuple[str, Path]]:
+    """The papers' parts of a config file ``DIR/NAME.yaml``: ``(key, DIR/<key>/NAME.yaml)`` of every paper ``key`` (in
+    key order) that has one.
+
+    A scale's file (config/paper.yaml) holds the workflow's keys of the scale and each paper's section at that
+    scale is the paper's own file (config/shariff2018/paper.yaml), so adding a paper adds files and edits none
+    of the shared ones (docs/adding-a-paper.md).  A part holds its paper's section only (:func:`read_part`), so
+    the order of the parts among themselves changes nothing; a file given after the scale's file (yours) is
+    layered over its parts as over the file itself."""
+    file = Path(file)
+    return [(key, part) for key in sorted(keys) if (part := file.parent / key / file.name).is_file()]
+
+
+def paper_parts(files: Iterable[str | Path], keys: Iterable[str]) -> list[Path]:
+    """``files`` with each one's papers' parts (:func:`parts_of`) right after it, lowest precedence first."""
+    keys = sorted(keys)
+    return [p for file in files for p in (Path(file), *(part for _, part in parts_of(file, keys)))]
+
+
+def read_part(path: str | Path, key: str) -> dict:
+    """Paper ``key``'s part of a config file (:func:`parts_of`), read as :func:`read_config_file` reads a file: it
+    must hold that paper's section and nothing else, or a :class:`ConfigError` names the file."""
+    path = Path(path)
+    doc = read_config_file(path)
+    other = sorted(k for k in doc if k != key)
+    if other:
+        raise ConfigError(f"config file {path}: a paper's part holds the section {key} only (the workflow's keys "
+                          f"go in {path.parent.parent / path.name}, another paper's in its own folder), "
+                          f"got {', '.join(other)}")
+    return doc
 
 
 def merge(base: dict, update: Mapping) -> dict:
@@ -414,8 +447,9 @@ def validate_config(config: dict, papers: Mapping, *, sources: ConfigSources | N
 def load_config(files: Iterable[str | Path] = (), overrides: Mapping | None = None, *, papers: Mapping | None = None,
                 base: str | Path | None = BASE_CONFIG, schemas: Path = SCHEMAS) -> dict:
     """The config ``snakemake --configfile FILES --config OVERRIDES`` uses: ``base`` (the Snakefile's
-    config/config.yaml), each file over it key by key, the overrides, then validated with defaults filled
-    in (:func:`validate_config`; ``papers`` defaults to the registry)."""
+    config/config.yaml), each file over it key by key, each followed by its papers' parts (:func:`paper_parts`),
+    the overrides, then validated with defaults filled in (:func:`validate_config`; ``papers`` defaults to the
+    registry)."""
     if papers is None:
         from privopt.pipeline.registry import papers as registered
 
@@ -424,8 +458,10 @@ def load_config(files: Iterable[str | Path] = (), overrides: Mapping | None = No
     config: dict = {}
     for path in files:
         merge(config, read_config_file(path))
+        for key, part in parts_of(path, papers):
+            merge(config, read_part(part, key))
     merge(config, overrides or {})
-    return validate_config(config, papers, sources=ConfigSources(files, overrides), schemas=schemas)
+    return validate_config(config, papers, sources=ConfigSources(paper_parts(files, papers), overrides), schemas=schemas)
 
 
 def main(argv: list[str] | None = None) -> int:
