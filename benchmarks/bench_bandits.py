@@ -1,4 +1,4 @@
-"""Speed of the private LinUCB episode kernels (spec private-linear-bandits.md §9.1).
+"""Speed of the private LinUCB episode kernels (Shariff & Sheffet 2018; docs/performance.md).
 
 For every variant of Fig. 4 (paper constants: n = 5·10^7, d = 5, K = 25, ε = 1, δ = 0.1, Δ = 0.1,
 ±1 rewards) prints µs per round of the numba kernel the pipeline runs a variant alone with (the
@@ -18,7 +18,7 @@ group (Fig. 4's four variants; Fig. 5's nine-point ρ_min grid of each mechanism
 floor (environment drawn once, each noise group once) and the ratios to that floor, to one variant's
 round and to the sum of its variants' rounds run one by one.
 
-Target (spec §9.1 / task brief): ≤ 2 µs per round per run for every private variant on one core
+Target (the project's): ≤ 2 µs per round per run for every private variant on one core
 (issue 14: ≤ 1.5× the floor per variant, an Exp. 3 lockstep round ≤ 3× one variant's round).
 Peers on this kind of machine: BanditLib private LinUCB 146–177 µs/round (shifted Wishart; 45 µs
 Gaussian); the authors' Julia ≤ 72 µs/round.

@@ -1,8 +1,8 @@
-"""Speed of the online submodular maximisation kernels (spec online-submodular-max.md §8; Perez-Salazar & Cummings).
+"""Speed of the online submodular maximisation kernels (Perez-Salazar & Cummings 2021).
 
 Prints µs per round per replica (CPU time) of the numba kernels that run every replica of a configuration in
 one call (:mod:`privopt.online.osm.kernels`), beside the plain-numpy batched version of the same algorithm
-(`benchmarks/osm_numpy.py`: the spec prototype's design, Gumbel-max draws on a ``G[R, k, n]`` state),
+(`benchmarks/osm_numpy.py`: the first prototype's design, Gumbel-max draws on a ``G[R, k, n]`` state),
 timed in the same process on the same instance:
 
 * FI-DP at k = 3, |U| = 30 (SYN-CLICK ``main``), the F1 ε grid + SG-NP + UNIF, ``--seeds`` seeds each, at
@@ -11,7 +11,7 @@ timed in the same process on the same instance:
 * BanditDP at k = 2, |U| = 10 (SYN-CLICK-S2), ε ∈ {10, 50, 300, 1000, 3000} + SG-BANDIT-NP, with the
   simulator-side true marginals (Lemma 2).
 
-Targets (task brief): ≤ 0.5 µs (FI) and ≤ 0.25 µs (bandit) per round per replica; the spec's numpy
+Targets (the project's): ≤ 0.5 µs (FI) and ≤ 0.25 µs (bandit) per round per replica; the numpy
 prototype took about 4 µs and 1.7 µs.  The first call (numba compilation or cache load) is reported
 separately.  ``--cost`` prints the linear cost model's constants (µs = a + b·k·n) fitted on a small grid.
 

@@ -1,4 +1,4 @@
-"""Timing of one Private Continuous Greedy execution (spec decomposable-submodular.md §7).
+"""Timing of one Private Continuous Greedy execution (Chaturvedi et al. 2021).
 
 Readings (synthetic instances of the experiments' sizes; no data files needed):
 
@@ -29,7 +29,7 @@ from privopt.submodular import kernels as _cg_kernels
 from privopt.submodular.continuous_greedy import private_continuous_greedy
 from privopt.submodular.matroids import partition_matroid, uniform_matroid
 
-EPS0 = 0.0100677  # spec §2.4 rule B, m = 100
+EPS0 = 0.0100677  # the split rule at Figure 1's ε = 0.1, δ = 10^-3 (chaturvedi2021 reading R3)
 
 
 def _box_dist(locations: np.ndarray, pickups: np.ndarray) -> np.ndarray:
@@ -101,9 +101,9 @@ def main() -> None:
         ("Fig 1 (n=100, m=100, r=25, eta=0.2)", "exact_F", d1, m1, 0.2,
          "target <= 10 ms; authors' C++ (exact F): 41-53 ms"),
         ("Fig 1 (n=100, m=100, r=25, eta=0.2)", "G", d1, m1, 0.2,
-         "target <= 250 ms; spec numpy prototype: ~640 ms/run (all 4 algorithms, r=25)"),
+         "target <= 250 ms; numpy prototype of the design notes, not in the repository: ~640 ms/run (all 4 algorithms, r=25)"),
         ("Fig 2 (n=3, m=10000, r=2, eta=1/7)", "G", d2, m2, 1 / 7,
-         "spec numpy prototype: ~83 ms/run (all 4 algorithms)"),
+         "the same prototype: ~83 ms/run (all 4 algorithms)"),
         ("Fig 2 (n=3, m=10000, r=2, eta=1/7)", "exact_F", d2, m2, 1 / 7, "-"),
     ]
     print(f"{'reading':40s} {'scores':8s} {'first call':>11s} {'median':>10s}   peer / target")

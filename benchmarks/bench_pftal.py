@@ -1,4 +1,4 @@
-"""Speed of the PFTAL, bandit-PFTAL and TBAP kernels (Smith & Thakurta 2013; spec online-convex-and-submodular-min.md §3.1).
+"""Speed of the PFTAL, bandit-PFTAL and TBAP kernels (Smith & Thakurta 2013).
 
 For each kernel prints CPU ns per step per replica (a replica = one (ε, seed) pair) of the numba kernel (median
 and best of ``--repeats`` runs of ``--steps`` steps × ``--replicas`` replicas, ε = 1, points uniform in the
@@ -6,7 +6,7 @@ unit ball) beside the numpy version of the same algorithm (:func:`privopt.online
 :func:`privopt.online.pftal.reference.bandit_pftal_reference`: vectorised over the replicas, noise drawn in bulk from a
 numpy Generator — the same law; with per-replica FastGenerators the same functions reproduce the kernel bit
 for bit, but draw replica by replica — ``--ref-steps`` steps), timed in the same process, and their ratio; also the first call (compilation or
-cache load).  The spec's numpy prototype ran PFTAL at ≈ 30–60 µs per step for R = 60 replicas, i.e.
+cache load).  The numpy prototype of the design notes (not in the repository) ran PFTAL at ≈ 30–60 µs per step for R = 60 replicas, i.e.
 0.5–1 µs per step per replica.
 
 ``--cost-table`` prints the constants of :mod:`privopt.experiments.smith2013.cost` (median CPU time of

@@ -1,4 +1,4 @@
-"""Speed of SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings; spec online-convex-and-submodular-min.md §3.1).
+"""Speed of SubmodPFTAL and BanditSubmodPFTAL (Rivera Cardoso & Cummings 2019).
 
 Prints µs per step per replica (a replica = one (ε, seed) pair) of the numba kernels
 (:func:`privopt.online.submod_pftal.algorithm.run_submod`: median and best of ``--repeats`` runs of ``--steps`` steps ×
@@ -7,7 +7,7 @@ batched version of the same algorithm (:func:`~privopt.online.submod_pftal.refer
 :func:`~privopt.online.submod_pftal.reference.submod_bandit_reference`: vectorised over the replicas, noise and
 rounding drawn in bulk from numpy Generators — the same law; ``--ref-steps`` steps), timed in the same
 process, and their ratio; also the first call (compilation or cache load).  Configurations: SubmodPFTAL at
-n = 8 and 64, BanditSubmodPFTAL at n = 4 and 16 (the spec's numpy prototype at R = 60: 1.7, 6.7, 2.5 and
+n = 8 and 64, BanditSubmodPFTAL at n = 4 and 16 (the design notes' numpy prototype, not in the repository, at R = 60: 1.7, 6.7, 2.5 and
 6 µs per replica-step).
 
 Run: ``python benchmarks/bench_submod_pftal.py [--steps N] [--replicas R] [--repeats K] [--ref-steps M] [--cpu]``.

@@ -6,9 +6,10 @@ paper" whose entries are numbered ``**R1 — …**``, ``**R2 — …**`` …; co
 self-contained and the citations honest:
 
 * nothing tracked under src/ or docs/ points outside the repository (``shared/specs``, ``../shared``): a user who
-  clones the repository has neither;
-* every "reading Rn" in src/ names its page and resolves to an entry there, and every one in docs/ that names a
-  page resolves too, so a renumbered or deleted entry cannot leave a dangling citation.
+  clones the repository has neither; nor does anything else a user reads cite the specs (the schemas' descriptions,
+  config files, profiles, scripts, benchmarks, README);
+* every "reading Rn" in src/, the schemas and the config files names its page and resolves to an entry there, and
+  every one in docs/ that names a page resolves too, so a renumbered or deleted entry cannot leave a dangling citation.
 """
 
 import re
@@ -89,6 +90,22 @@ def test_no_citation_of_a_spec_section_is_left_in_src():
     assert not bad, "cite the paper page's reading (\"<key> reading Rn\") instead:\n" + "\n".join(bad)
 
 
+#: what a user reads besides src/ and docs/: the schemas' descriptions, the config files, the profiles, the report's
+#: templates, the scripts, the benchmarks and the README (tests/ may name the specs: CI has them beside the checkout)
+USER_FACING = ("workflow", "config", "profiles", "paper", "scripts", "benchmarks", "README.md")
+
+
+def test_nothing_else_a_user_reads_cites_the_specs():
+    files = _tracked(*USER_FACING)
+    assert any(p.name.endswith(".schema.yaml") for p in files) and any(p.parent.name == "config" for p in files)
+    bad = [f"{p.relative_to(REPO)}:{n}: {line.strip()[:100]}" for p in files
+           for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1)
+           if "shared/specs" in line or SPEC_CITATION.search(line)
+           or (p.name.endswith(".schema.yaml") and re.search(r"\bspec\b", line))]  # no code there: any "spec"
+    assert not bad, "cite the paper page's reading (\"<key> reading Rn\") or say it in the project's words:\n" + \
+        "\n".join(bad)
+
+
 def test_every_paper_has_a_numbered_record_of_its_reading():
     for key, paper in registry.papers().items():
         page = REPO / paper.reading_page
@@ -98,7 +115,8 @@ def test_every_paper_has_a_numbered_record_of_its_reading():
         assert numbers == list(range(1, len(numbers) + 1)), f"{paper.reading_page}: entries not numbered R1…Rn: {numbers}"
 
 
-@pytest.mark.parametrize("folder, require_page", [("src", True), ("docs", False)])
+@pytest.mark.parametrize("folder, require_page", [("src", True), ("docs", False), ("workflow/schemas", True),
+                                                  ("config", True)])
 def test_every_reading_citation_resolves_to_an_entry_of_its_page(folder, require_page):
     pages = _pages()
     bad = []
