@@ -16,4 +16,4 @@ render_report(snakemake.input.template, p.papers, p.settings, data, p.scale, sna
               audits=snakemake.input.audits[0], audit_settings=p.audit,
               findings=compute_findings(p.papers, p.claims_settings), references=p.references,
               reference_found=reference_findings(p.papers, p.references), notebooks=p.notebooks,
-              reported=paper_numbers(p.papers, p.references))
+              reported=paper_numbers(p.papers, p.references), workers=snakemake.threads)

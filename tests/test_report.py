@@ -396,6 +396,27 @@ def test_a_wide_figure_is_embedded_scaled_down_and_smaller_and_a_small_one_as_it
     assert size == (1, 1) and Image.open(io.BytesIO(base64.b64decode(b64))).size == (1, 1)
 
 
+def test_the_figures_embed_to_the_same_bytes_on_two_processes(tmp_path):
+    """The report job embeds its figures on its two threads (privopt.pipeline.report.embedded_pngs): the same bytes,
+    in the same order, as one by one; a figure named twice (a reference beside its run) is embedded once."""
+    import numpy as np
+    from PIL import Image
+
+    from privopt.pipeline.report import embedded_png, embedded_pngs
+
+    rng = np.random.default_rng(1)
+    paths = []
+    for i, width in enumerate((1800, 300, 900)):
+        pixels = np.full((200, width, 3), 255, dtype=np.uint8)
+        pixels[:: 3 + i, :, :] = rng.integers(0, 255, size=(len(range(0, 200, 3 + i)), width, 3), dtype=np.uint8)
+        Image.fromarray(pixels).save(tmp_path / f"f{i}.png")
+        paths.append(tmp_path / f"f{i}.png")
+    one = embedded_pngs([*paths, paths[0]], workers=1)
+    two = embedded_pngs([*paths, paths[0]], workers=2)
+    assert list(one) == list(two) == [str(p) for p in paths]
+    assert one == two == {str(p): embedded_png(p) for p in paths}
+
+
 def test_save_shows_the_figure_only_inside_a_notebook(tmp_path):
     from privopt.plotting import show
 

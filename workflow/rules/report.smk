@@ -73,6 +73,8 @@ rule report_html:
         f"{REPORT_ROOT}/paper/index.html",
         f"{REPORT_ROOT}/paper/provenance.html",
         f"{REPORT_ROOT}/paper/audits.html",
+    # it runs last, alone: embedding the figures (privopt.pipeline.report.embedded_pngs) takes both cores
+    threads: 2
     params:
         # Only what the report shows, so an unrelated config edit does not rerun it.
         settings={key: config[key] for key in PAPERS},
