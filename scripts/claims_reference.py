@@ -5,7 +5,7 @@ from pathlib import Path
 
 from privopt.pipeline.claims import claims_frame
 from privopt.pipeline.pending import pending_status
-from privopt.pipeline.reference import RECOMPUTED, changed_modules, check_manifest, reference_folder, reference_tables
+from privopt.pipeline.reference_results import RECOMPUTED, changed_modules, check_manifest, reference_folder, reference_tables
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv, write_json
 

@@ -1,4 +1,4 @@
-"""Re-encode committed references' parquet files compactly (privopt.pipeline.reference.compact_reference):
+"""Re-encode committed references' parquet files compactly (privopt.pipeline.reference_results.compact_reference):
 the same values in fewer bytes, the manifests' digests and sizes updated, nothing recomputed.  References
 written by ``snakemake reference_<paper>`` are compact already; this gives the budget back the bytes of those
 written before.
@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from privopt.pipeline.reference import MAX_BYTES, compact_reference
+from privopt.pipeline.reference_results import MAX_BYTES, compact_reference
 
 
 def main(argv=None) -> int:

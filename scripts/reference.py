@@ -1,4 +1,4 @@
-"""Snakemake entry: write reference/<paper>/ from this scale's finished tables (privopt.pipeline.reference)."""
+"""Snakemake entry: write reference/<paper>/ from this scale's finished tables (privopt.pipeline.reference_results)."""
 
 import json
 import logging
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
-from privopt.pipeline.reference import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, kept_verify,
+from privopt.pipeline.reference_results import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, kept_verify,
                                         read_manifest, run_seconds, verify_samples, write_reference)
 from privopt.pipeline.pending import drop_landed, landing
 from privopt.pipeline.protocol import point_path

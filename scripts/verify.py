@@ -3,7 +3,7 @@
 Each job is reported exactly: bit-identical, or how many values differ and the largest difference in units in
 the last place; the job fails only past the paper's tolerance (``Paper.verify_ulps``, 0 for most papers).  The
 summary line counts the jobs of each kind and, where values differ, names the OpenBLAS kernel family in use and the
-reference's (privopt.pipeline.reference.verify_summary)."""
+reference's (privopt.pipeline.reference_results.verify_summary)."""
 
 import logging
 import tempfile
@@ -11,7 +11,7 @@ import tempfile
 import pandas as pd
 
 from privopt.pipeline.blas import openblas_corename
-from privopt.pipeline.reference import read_manifest, reference_folder, verify_jobs, verify_summary
+from privopt.pipeline.reference_results import read_manifest, reference_folder, verify_jobs, verify_summary
 from privopt.pipeline.registry import paper
 from privopt.io import log_to_file, write_csv
 

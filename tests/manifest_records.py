@@ -1,6 +1,6 @@
 """Reading the data records of a reference manifest, in either of the two forms manifests were written in
 (a helper of the tests only: the pipeline compares manifests' data by their digests,
-:func:`privopt.pipeline.reference.data_digests`)."""
+:func:`privopt.pipeline.reference_results.data_digests`)."""
 
 from __future__ import annotations
 

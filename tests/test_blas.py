@@ -46,7 +46,7 @@ _RECOMPUTE = """
 import json, sys
 from pathlib import Path
 from privopt.io import read_table, write_table
-from privopt.pipeline.reference import diff_rows
+from privopt.pipeline.reference_results import diff_rows
 from privopt.pipeline.registry import paper
 folder = Path(sys.argv[1])
 manifest = json.loads((folder / "manifest.json").read_text())
@@ -98,7 +98,7 @@ _SHARIFF_AUDIT = """
 import json, sys
 from pathlib import Path
 from privopt.io import read_table, write_table
-from privopt.pipeline.reference import diff_rows, prefix_rows
+from privopt.pipeline.reference_results import diff_rows, prefix_rows
 from privopt.pipeline.registry import paper
 folder, prefix = Path(sys.argv[1]), int(sys.argv[3])
 manifest = json.loads((folder / "manifest.json").read_text())

@@ -1,4 +1,4 @@
-"""Reference results (privopt.pipeline.reference): the manifest check, the row comparison of verify,
+"""Reference results (privopt.pipeline.reference_results): the manifest check, the row comparison of verify,
 the reproducible choice of verify jobs, the size budget, and the workflow's reference_/verify_ rules on the
 toy paper; plus a check of every committed reference folder."""
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from privopt.pipeline.protocol import Claims, Experiment, Paper, Table
-from privopt.pipeline.reference import (
+from privopt.pipeline.reference_results import (
     MAX_BYTES,
     ReferenceError,
     check_manifest,
@@ -68,7 +68,7 @@ def test_a_written_reference_passes_its_check_and_every_change_is_named(tmp_path
 def test_a_reference_over_the_size_budget_is_refused_and_the_old_one_kept(tmp_path, monkeypatch):
     folder = _write(tmp_path)
     before = {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    monkeypatch.setattr("privopt.pipeline.reference.MAX_BYTES", 100)
+    monkeypatch.setattr("privopt.pipeline.reference_results.MAX_BYTES", 100)
     with pytest.raises(ReferenceError, match="exceed the reference budget"):
         _write(tmp_path, rows=50)
     assert {p.name: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before

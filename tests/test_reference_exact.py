@@ -1,5 +1,5 @@
 """Issue 38: references that cannot be overwritten by a smaller run, manifests that say what code wrote them,
-and verify reporting every differing value (privopt.pipeline.reference, privopt.pipeline.provenance).  Small
+and verify reporting every differing value (privopt.pipeline.reference_results, privopt.pipeline.provenance).  Small
 synthetic references in tmp folders; no pipeline run."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from privopt.io import write_parquet
 from privopt.pipeline import provenance
 from privopt.pipeline.protocol import Claims, Experiment, Figure, Paper, Table
-from privopt.pipeline.reference import (
+from privopt.pipeline.reference_results import (
     RECOMPUTED,
     ReferenceError,
     check_manifest,
@@ -208,7 +208,7 @@ def test_diff_rows_counts_every_differing_value_and_the_largest_difference_in_ul
 def test_verify_jobs_report_exact_counts_for_a_job_within_the_tolerance(tmp_path, monkeypatch):
     """A recomputed job 3 ulps off in one value passes a tolerance of 4 but is reported as differing, never
     as 'within tolerance' alone."""
-    from privopt.pipeline import reference
+    from privopt.pipeline import reference_results as reference
 
     stored = pd.DataFrame({"seed": [0, 1], "y": [1.0, 2.0]})
     src = tmp_path / "run.parquet"
@@ -232,7 +232,7 @@ def test_verify_jobs_report_exact_counts_for_a_job_within_the_tolerance(tmp_path
 def test_the_verify_summary_counts_each_kind_of_job_and_never_says_within_tolerance_of_a_failing_one():
     """It said "3 of 4 recomputed run jobs bit-identical; the others within the tolerance of 4 ulps" when the fourth
     had other columns than the reference and failed."""
-    from privopt.pipeline.reference import verify_summary
+    from privopt.pipeline.reference_results import verify_summary
 
     same = {"identical": True, "mismatch": None, "differing": 0, "values": 1650, "max_ulps": 0.0,
             "result": "bit-identical (1,650 values)"}
@@ -272,7 +272,7 @@ def test_an_experiment_whose_jobs_exceed_the_budget_is_verified_on_a_prefix_that
     keeps exactly those rows; verify recomputes them bit for bit, leaving out the end-of-run count; a prefix that
     takes its own horizon for the constants (noise √(10^4/6,000) times too large) is caught."""
     from privopt.io import read_table, write_table
-    from privopt.pipeline.reference import choose_verify_jobs, verify_jobs, verify_samples
+    from privopt.pipeline.reference_results import choose_verify_jobs, verify_jobs, verify_samples
     import prefix_runs
 
     section = {"n": 10_000, "n_rounds": 10_000, "every": 500}
@@ -318,7 +318,7 @@ def test_a_part_keeps_the_verify_samples_of_the_experiments_it_keeps_and_only_th
     helper: those of the old reference's experiments that it holds runs of, but the part's own."""
     import types
 
-    from privopt.pipeline.reference import kept_experiments, kept_verify
+    from privopt.pipeline.reference_results import kept_experiments, kept_verify
 
     paper = types.SimpleNamespace(experiments=[types.SimpleNamespace(name=n) for n in ("a", "b", "c", "d")])
     old = {"runs": {"a": [], "b": [], "c": []},

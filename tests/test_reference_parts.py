@@ -1,4 +1,4 @@
-"""A reference written in parts (privopt.pipeline.reference.merge_part; ``--config reference_part=[exp]``): the
+"""A reference written in parts (privopt.pipeline.reference_results.merge_part; ``--config reference_part=[exp]``): the
 part's experiments written anew, the others kept byte for byte, one manifest that records each part.  Small
 synthetic references in tmp folders; no pipeline run."""
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from privopt.pipeline.protocol import Claims, Experiment, Figure, Instance, Paper, Table
-from privopt.pipeline.reference import ReferenceError, check_manifest, write_reference
+from privopt.pipeline.reference_results import ReferenceError, check_manifest, write_reference
 
 CLEAN = {"commit": "a" * 40, "dirty": False}
 
@@ -143,7 +143,7 @@ def test_a_dirty_part_without_its_changes_is_refused_and_every_part_is_checked(t
 def test_a_curve_with_max_points_is_thinned_more_as_the_horizon_grows_never_at_the_short_one(tmp_path):
     """A full-horizon part (Shariff & Sheffet's Fig. 4: 25 times the prefix's rounds) must fit the references'
     budget: ``Table.max_points`` thins a long curve to about that many points and leaves a short one alone."""
-    from privopt.pipeline.reference import _copy_table
+    from privopt.pipeline.reference_results import _copy_table
 
     table = Table("c.csv", max_points=5)
     for n, kept in ((5, [1, 2, 3, 4, 5]), (8, [1, 2, 4, 6, 8]), (20, [1, 4, 8, 12, 16, 20])):
@@ -181,7 +181,7 @@ def test_compacting_a_reference_keeps_every_value_records_the_new_digests_and_gi
     still accepts it; compacting again changes no byte."""
     import numpy as np
 
-    from privopt.pipeline.reference import compact_reference
+    from privopt.pipeline.reference_results import compact_reference
 
     rng = np.random.default_rng(7)
     big = pd.DataFrame({"seed": np.repeat(np.arange(20), 500), "variant": ["a", "b"] * 5000,

@@ -15,7 +15,7 @@ import pytest
 
 from privopt.pipeline.pending import (MANIFEST, add_jobs, drop_landed, landing, pending_folder, pending_status,
                                       read_pending, restore, select_jobs)
-from privopt.pipeline.reference import ReferenceError
+from privopt.pipeline.reference_results import ReferenceError
 
 CLEAN = {"commit": "c" * 40, "dirty": False, "cpu": "test CPU"}
 RESULTS, LOGS = "results/s", "logs/s"

@@ -326,7 +326,7 @@ def test_findings_on_the_reference_come_first_and_say_their_scale(tmp_path, monk
 
 
 def test_findings_on_a_reference_that_lacks_a_table_say_so(tmp_path, monkeypatch):
-    import privopt.pipeline.reference as reference
+    import privopt.pipeline.reference_results as reference
     import privopt.pipeline.registry as registry
     from privopt.pipeline.report import reference_findings
 

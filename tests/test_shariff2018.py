@@ -114,7 +114,7 @@ def test_each_long_experiments_prefix_is_the_full_jobs_rows_at_its_rounds(name):
     from pathlib import Path
 
     from privopt.pipeline.config import load_config
-    from privopt.pipeline.reference import diff_rows, prefix_rows
+    from privopt.pipeline.reference_results import diff_rows, prefix_rows
     from privopt.pipeline.registry import paper
 
     root = Path(__file__).resolve().parents[1]

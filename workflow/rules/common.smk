@@ -29,7 +29,7 @@ from privopt.codedigest import code_digest, module_digests, notebook_imports
 from privopt.pipeline.config import ConfigSources, load_config, paper_parts
 from privopt.pipeline.protocol import ConfigError, logs_root, point_path, ref_module, results_root, seeds_of
 from privopt.pipeline.protocol import data_namespace, settings_key
-from privopt.pipeline.reference import reference_folder as reference_folder_of
+from privopt.pipeline.reference_results import reference_folder as reference_folder_of
 from privopt.pipeline.pending import MANIFEST as PENDING_MANIFEST, pending_folder, select_jobs
 from privopt.pipeline.registry import papers
 from privopt.pipeline.captions import write_captions
@@ -383,7 +383,7 @@ def job_group(paper, exp):
 
 
 # ----------------------------------------------------------------------------- reference results
-# (privopt.pipeline.reference; rules in workflow/rules/reference.smk)
+# (privopt.pipeline.reference_results; rules in workflow/rules/reference.smk)
 
 
 def reference_folder(paper):

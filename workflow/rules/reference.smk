@@ -1,4 +1,4 @@
-# Reference results (privopt.pipeline.reference): the tables of the largest run of each paper,
+# Reference results (privopt.pipeline.reference_results): the tables of the largest run of each paper,
 # committed under reference/<paper>/, and what the pipeline does with them.
 #   reference_<paper>          this scale's finished tables -> reference/<paper>/ (+ manifest)   (on demand;
 #                              with --config "reference_part=[exp]" only those experiments, the rest kept)
@@ -15,7 +15,7 @@
 # Nothing reads reference/<paper>/ through the writer's output, so a run of another scale never
 # rewrites the committed reference: only `snakemake reference_<paper>` does, and it refuses to replace a
 # larger one unless `--config reference_replace=true`.  Every reader checks the manifest first
-# (privopt.pipeline.reference.check_manifest); a reference folder whose manifest or a listed file is missing
+# (privopt.pipeline.reference_results.check_manifest); a reference folder whose manifest or a listed file is missing
 # keeps its jobs, which fail naming the file (that paper only: the report leaves its reference out).
 
 
@@ -136,7 +136,7 @@ for _paper in PAPERS.values():
                 manifest=reference_manifest_digest(_paper),
                 # the listed files that are missing: a deletion reruns the job, which then names the file
                 missing=reference_missing(_paper),
-                code=digest_param(_paper.claims.evaluate, "privopt.pipeline.reference:check_manifest"),
+                code=digest_param(_paper.claims.evaluate, "privopt.pipeline.reference_results:check_manifest"),
                 modules=reference_code(_paper),
             conda:
                 "../envs/privopt.yaml"

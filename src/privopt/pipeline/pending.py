@@ -25,7 +25,7 @@ refuses): recompute it, or go back to the commit that computed it.
 The claims never read a pending part; the report shows how far it is (:func:`pending_status`).  When the
 part lands whole in the reference (``reference_<paper>`` with the part's experiment), the writer removes its
 pending folder (:func:`landing`, :func:`drop_landed`) and the part's record keeps the jobs' provenance
-(``carried``: each job's commit, CPU, seconds).  Its files count against the reference budget (:data:`privopt.pipeline.reference.MAX_BYTES`).
+(``carried``: each job's commit, CPU, seconds).  Its files count against the reference budget (:data:`privopt.pipeline.reference_results.MAX_BYTES`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from privopt.pipeline.provenance import file_sha256
-from privopt.pipeline.reference import (MAX_BYTES, ReferenceError, check_listed_files, check_provenance, run_seconds,
+from privopt.pipeline.reference_results import (MAX_BYTES, ReferenceError, check_listed_files, check_provenance, run_seconds,
                                         store_file, swap_in, tree_bytes)
 
 __all__ = ["PENDING", "MANIFEST", "checkout_provenance", "pending_folder", "read_pending", "add_jobs", "restore", "attest", "pending_status",
@@ -58,7 +58,7 @@ def checkout_provenance(what: str) -> dict[str, Any]:
     dirty and git cannot list its changes (``what``: the rule, for the message)."""
     from privopt.pipeline.blas import openblas_corename
     from privopt.pipeline.provenance import git_changes, git_state
-    from privopt.pipeline.reference import cpu_model
+    from privopt.pipeline.reference_results import cpu_model
 
     state = git_state(exclude=("reference",))  # the folder being written is not a change of the code
     provenance = {**state, "cpu": cpu_model(), "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
@@ -84,7 +84,7 @@ def _files_of(manifest: Mapping[str, Any]) -> dict[str, str]:
 def read_pending(folder: str | os.PathLike) -> dict[str, Any] | None:
     """The manifest of the pending part in ``folder`` after checking it (every listed file there with its
     sha256, no file it does not list, each job's provenance recorded), or None when there is none.  Raises
-    :class:`~privopt.pipeline.reference.ReferenceError` naming the first file that differs."""
+    :class:`~privopt.pipeline.reference_results.ReferenceError` naming the first file that differs."""
     folder = Path(folder)
     path = folder / MANIFEST
     if not path.is_file():
@@ -237,11 +237,11 @@ def attest(folder: str | os.PathLike, *, paper: Any, code: str, modules: Mapping
 
     Only if every job is bit-identical is the part's ``code`` (and ``modules``) set to today's, with the record in
     ``attested`` (the two digests, the modules that changed, per job the seed and rounds compared, the checkout's
-    ``provenance``); otherwise :class:`~privopt.pipeline.reference.ReferenceError` names the first job that differs
+    ``provenance``); otherwise :class:`~privopt.pipeline.reference_results.ReferenceError` names the first job that differs
     and the part is left as it was.  ``paper``: the :class:`~privopt.pipeline.protocol.Paper`.  Returns the
     manifest (as it was when its code is today's already)."""
     from privopt.io import read_table, write_table
-    from privopt.pipeline.reference import diff_rows, leading_digit_floor, prefix_rows
+    from privopt.pipeline.reference_results import diff_rows, leading_digit_floor, prefix_rows
 
     folder = Path(folder)
     manifest = read_pending(folder)

@@ -222,7 +222,7 @@ class Instance:
 class Table:
     """An aggregated table of an experiment: its file name (``.csv`` or ``.parquet``) and CSV float format.
 
-    ``thin``: in the committed reference results (:mod:`privopt.pipeline.reference`) a curve keeps every
+    ``thin``: in the committed reference results (:mod:`privopt.pipeline.reference_results`) a curve keeps every
     ``thin``-th value of its column ``along`` (and the first and last): what a figure can show, within the
     size budget of the references.  1 keeps every row.  ``max_points``: at most about this many values of
     ``along`` whatever the horizon (the thinning grows with it: a run 25 times longer is thinned 25 times
@@ -477,7 +477,7 @@ class Paper:
     kind: str = "experimental"
     #: ``scale_label(section) -> str``: what a run of this configuration is, in words ("Fig. 5: 30 runs on
     #: 10^7-round prefixes of the 5·10^7-round runs"), for the reference manifest; None: the generic one
-    #: (:func:`privopt.pipeline.reference.describe_scale`: points × runs per experiment)
+    #: (:func:`privopt.pipeline.reference_results.describe_scale`: points × runs per experiment)
     scale_label: Callable[[Section], str] | None = None
     #: how far, in units of the last place, ``snakemake verify_<paper>`` lets a recomputed float differ from
     #: the reference's: 0 (bit for bit) unless the paper's runs sum through BLAS, whose summation order

@@ -153,10 +153,10 @@ def compute_findings(papers: Mapping[str, Mapping[str, Any]], claims_settings: M
 def reference_findings(papers: Mapping[str, Mapping[str, Any]], references: Mapping[str, Mapping[str, Any]]
                        ) -> dict[str, list[Finding]]:
     """Each paper's findings on its reference: :meth:`Claims.find` on the reference's tables (read and checked
-    against its manifest by :func:`privopt.pipeline.reference.reference_tables`), today's claims on them
+    against its manifest by :func:`privopt.pipeline.reference_results.reference_tables`), today's claims on them
     (``references[key]["claims"]``) and the claims' settings of the reference's config.  A paper whose findings
     cannot be computed on the reference (a table it lacks) gets one sentence saying so and why."""
-    from privopt.pipeline.reference import read_manifest, reference_tables
+    from privopt.pipeline.reference_results import read_manifest, reference_tables
     from privopt.pipeline.registry import paper
 
     found: dict[str, list[Finding]] = {}
