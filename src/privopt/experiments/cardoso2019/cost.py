@@ -12,6 +12,8 @@ exhaustive enumeration that cross-checks it (2^n subsets).
 
 from __future__ import annotations
 
+from privopt.experiments.cardoso2019.modes import MODES
+
 __all__ = ["US_PER_STEP", "job_seconds", "job_data_mb", "summary"]
 
 #: kernel µs per step per replica: a + b·n
@@ -26,8 +28,6 @@ ENUM_NS = 2.0
 #: 0.30 / 0.43 / 0.78 µs per step in all for tree / honaker / smooth against 0.26 for the former TBAP kernel;
 #: /tmp bench of run_submod, T = 2^14, R = 20, 2026-11-26, load 3)
 COUNTER_US = {"tree": 0.05, "honaker": 0.18, "smooth": 0.52}
-MODE = {"rc1a": "full", "rc1b": "bandit", "rc2a": "full", "rc2b": "bandit", "rc3a": "full", "rc3b": "bandit",
-        "rc4": "full"}
 
 
 def job_seconds(experiment, settings: dict, point: dict, n_seeds: int) -> float:
@@ -41,7 +41,7 @@ def job_seconds(experiment, settings: dict, point: dict, n_seeds: int) -> float:
         a, b = US_PER_STEP["full"]
         per = sum(a + b * n + COUNTER_US[c] for c in settings["counters"])
         return BASE_S + len(settings["eps"]) * n_seeds * T * per * 1e-6 + n_seeds * LP_S
-    a, b = US_PER_STEP[MODE[name]]
+    a, b = US_PER_STEP[MODES[name][0]]
     replicas = (len(settings["eps"]) + 1) * n_seeds
     enum = n_seeds * (2**n) * 3 * n * ENUM_NS * 1e-9 if n <= 16 else 0.0
     return BASE_S + replicas * T * (a + b * n) * 1e-6 + n_seeds * LP_S + enum

@@ -13,6 +13,7 @@ the same cell streams.  The config section is ``cardoso2019`` (``workflow/schema
 from __future__ import annotations
 
 from privopt.experiments.cardoso2019 import cost
+from privopt.experiments.cardoso2019.modes import BANDIT
 from privopt.pipeline.protocol import Claims, ConfigError, Experiment, Figure, Instance, Paper, Table
 from privopt.pipeline.section_readers import grid, one_point, one_seed, reads, seeds_from, subsection
 
@@ -37,7 +38,6 @@ LABELS = {"rc1a": "RC-1a (SubmodPFTAL regret vs T)", "rc1b": "RC-1b (BanditSubmo
           "rc2a": "RC-2a (SubmodPFTAL regret vs n)", "rc2b": "RC-2b (BanditSubmodPFTAL regret vs n)",
           "rc3a": "RC-3a (SubmodPFTAL excess regret vs ε)", "rc3b": "RC-3b (BanditSubmodPFTAL excess regret vs ε)",
           "rc4": "RC-4 (RC-ZERO regret vs T)"}
-BANDIT = ("rc1b", "rc2b", "rc3b")
 
 
 def _experiment(name) -> Experiment:

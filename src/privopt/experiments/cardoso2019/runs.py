@@ -17,12 +17,13 @@ import numpy as np
 import pandas as pd
 
 from privopt import seeding
+from privopt.experiments.cardoso2019.modes import MODES
 from privopt.fastrng import FastGenerator
 from privopt.online.submod_pftal.algorithm import bandit_setup, bound_bandit, bound_full, full_setup, run_submod
 from privopt.pipeline.errors import config_key
 from privopt.submodular.cuts import CutInstance, enumerate_minimum
 
-__all__ = ["PAPER", "RUN_COLUMNS", "MODES", "rc_job", "cell_streams", "replica_states", "rc_rows"]
+__all__ = ["PAPER", "RUN_COLUMNS", "rc_job", "cell_streams", "replica_states", "rc_rows"]
 
 PAPER = "cardoso2019"
 RUN_COLUMNS = ["experiment", "algorithm", "instance", "n", "T", "eps", "seed", "regret_expected", "regret_realised",
@@ -91,15 +92,10 @@ def load_pool(inputs, n: int) -> np.ndarray:
     return pd.read_parquet(Path(inputs["cells"]) / "cells.parquet", columns=[f"cell{n}"])[f"cell{n}"].to_numpy()
 
 
-#: experiment → (learner: full information or bandit, instance: RC-MRF or RC-ZERO); n and T come from the point
-#: where the experiment varies them (RC-1: T, RC-2: n), else from its settings
-MODES = {"rc1a": ("full", "mrf"), "rc1b": ("bandit", "mrf"), "rc2a": ("full", "mrf"), "rc2b": ("bandit", "mrf"),
-         "rc3a": ("full", "mrf"), "rc3b": ("bandit", "mrf"), "rc4": ("full", "zero")}
-
-
 def rc_job(experiment, point, settings, seeds, inputs):
-    """The run job of every regret experiment RC-1a … RC-4 (``experiment.name``, :data:`MODES`): SubmodPFTAL or
-    BanditSubmodPFTAL (T ≥ n⁴, else a ConfigError naming the key) on RC-MRF or RC-ZERO."""
+    """The run job of every regret experiment RC-1a … RC-4 (``experiment.name``, :data:`.modes.MODES`): SubmodPFTAL
+    or BanditSubmodPFTAL (T ≥ n⁴, else a ConfigError naming the key) on RC-MRF or RC-ZERO; n and T come from the
+    point where the experiment varies them (RC-1: T, RC-2: n), else from its settings."""
     from privopt.experiments.cardoso2019.grid import cell_shares, rc_mrf, rc_zero
     name = experiment.name
     mode, instance = MODES[name]
