@@ -8,8 +8,8 @@ from pathlib import Path
 
 from privopt.pipeline.blas import openblas_corename
 from privopt.pipeline.config import load_config
-from privopt.pipeline.reference_results import (choose_verify_jobs, cpu_model, describe_scale, figure_scales, kept_verify,
-                                        read_manifest, run_seconds, verify_samples, write_reference)
+from privopt.pipeline.reference_results import (choose_verify_jobs, cpu_model, describe_scale, figure_scales,
+                                                kept_verify, read_manifest, run_seconds, verify_samples, write_reference)
 from privopt.pipeline.pending import drop_landed, landing
 from privopt.pipeline.protocol import point_path
 from privopt.pipeline.registry import paper

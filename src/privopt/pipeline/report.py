@@ -486,12 +486,8 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
                    scale: str = "", ref_found: Sequence[Finding] | None = None,
                    notebooks: Mapping[str, str] | None = None,
                    reported: Mapping[str, Sequence[Mapping[str, str]]] | None = None,
-                   embedded: Mapping[str, tuple[str, tuple[int, int]]] | None = None) -> dict[str, Any]:
-    embedded = embedded or {}
-
-    def embed(path):
-        return embedded[str(path)] if str(path) in embedded else embedded_png(path)
-
+                   *, embedded: Mapping[str, tuple[str, tuple[int, int]]]) -> dict[str, Any]:
+    """One paper's part of the report; ``embedded``: :func:`embedded_pngs` of its figures and their references'."""
     claims_table = pd.read_csv(meta["claims"], keep_default_na=False)
     ref_claims = pd.read_csv(reference["claims"], keep_default_na=False) if reference else None
     about = json.loads(Path(reference["about"]).read_text()) if reference else None
@@ -512,10 +508,10 @@ def _paper_context(meta: Mapping[str, Any], settings: Any, findings: Sequence[Fi
         ref_png = (reference or {}).get("figures", {}).get(fig["id"])
         fig["same"] = bool(ref_png) and (same_picture(ref_png, fig["image"])
                                          or same_tables(fig["tables"], (about or {}).get("folder", "")))
-        fig["image_b64"], fig["image_size"] = embed(fig["image"])
+        fig["image_b64"], fig["image_size"] = embedded[str(fig["image"])]
         fig["text"] = _text(fig["pdf"])
         fig["reference_image"] = ref_png or ""
-        fig["reference_b64"], fig["reference_size"] = embed(ref_png) if ref_png else ("", (0, 0))
+        fig["reference_b64"], fig["reference_size"] = embedded[str(ref_png)] if ref_png else ("", (0, 0))
         fig["reference_label"] = ref_labels.get(fig["id"], "") if ref_png else ""
         fig["paper_settings"] = None if flags is None or fig["id"] not in flags else flags[fig["id"]]
         fig["differs"] = _differs(manifest, fig["id"]) if fig["paper_settings"] is False else []
@@ -677,7 +673,8 @@ def render_report(template: str | Path, papers: Mapping[str, Mapping[str, Any]],
                               for png in (fig["image"], references.get(key, {}).get("figures", {}).get(fig["id"]))
                               if png], workers)
     context = [_paper_context(meta, settings[key], findings.get(key, ()), references.get(key), base, scale,
-                              reference_found.get(key), notebooks.get(key), (reported or {}).get(key), embedded)
+                              reference_found.get(key), notebooks.get(key), (reported or {}).get(key),
+                              embedded=embedded)
                for key, meta in papers.items()]
     audit_table = audit_rows(pd.read_csv(audits)) if audits else []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template.parent)), autoescape=True,
