@@ -81,17 +81,23 @@ _REFRESH = EXACT_REFRESH_LEVEL
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, inline="always")
-def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
-    """Move the path-tree noise to the release of round t (leaf s = t − 1); return the node draws.
+@numba.njit(cache=True)
+def _tree_step(noise, mech, t, m, d, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
+    """Move the path-tree noise of a d-dimensional kernel to the release of round t (leaf s = t − 1); return the
+    node draws.
 
     Round 1 draws levels 0..m−1; round t ≥ 2 redraws levels 0..min(tz(t−1), m−1) in increasing
     order.  ``Nsum`` (packed, corner dropped) is updated by Nsum += new − old, and recomputed
     exactly from the m stored noises on round 1 and whenever the refresh reaches
-    :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round
-    (d = len(dim_tag) is a compile-time constant, so the node samplers' loops unroll).
-    """
-    d1 = len(dim_tag) + 1
+    :data:`privopt.mechanisms.tree.EXACT_REFRESH_LEVEL`.  One call per round and noise group.
+
+    A plain call with d a run-time ``int64``: typed and compiled once for every d, kernel and lane count.  Inlined
+    into each kernel it had cost a cold d = 5, 9-lane compilation 42.3 instead of 33.9 CPU-s, and typed per d (d a
+    compile-time constant) about 6 CPU-s for every further d — also for the NonPrivate runs of Exp. 1, whose kernels
+    hold the private branches without running them.  Neither costs the rounds anything measurable: Fig. 5's rounds
+    at 1.013 and 1.002 of the inlined kernel's, then at 1.000 and 0.992 of the per-d step's
+    (docs/performance.md)."""
+    d1 = d + 1
     npk = d1 * (d1 + 1) // 2 - 1
     top = m - 1 if t == 1 else path_refresh_top(t - 1, m)
     exact = t == 1 or top >= _REFRESH
@@ -115,15 +121,6 @@ def _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf,
                 s += eta[lv, p]
             Nsum[p] = s
     return top + 1
-
-
-@numba.njit(cache=True)
-def _tree_step(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum):
-    """:func:`_tree_advance` as a plain call: typed and compiled once per d and shared by every kernel and lane
-    count, instead of inlined into each (a cold d = 5, 9-lane compilation 42.3 → 33.9 CPU-s; Fig. 5's rounds at
-    1.013 and 1.002 of the inlined kernel's, within noise: docs/performance.md).  Once a round per noise group,
-    its call costs nothing measurable beside the round."""
-    return _tree_advance(noise, mech, t, m, dim_tag, df, node_scale, sigma_noise, abuf, nodebuf, eta, Nsum)
 
 
 @numba.njit(cache=True, inline="always")
@@ -484,7 +481,7 @@ def _groups_noise(t, dim_tag, noise, groups, tree):
                                  noise[gi], ggbuf[gi], t, d, Nsum[gi])
                 gdraws[gi] += 1
         elif gmech[gi] != 0:
-            gdraws[gi] += _tree_step(noise[gi], gmech[gi], t, gm[gi], dim_tag, gdf[gi], gscale[gi], gsigma[gi],
+            gdraws[gi] += _tree_step(noise[gi], gmech[gi], t, gm[gi], np.int64(d), gdf[gi], gscale[gi], gsigma[gi],
                                      abuf[gi], nodebuf[gi], eta[gi], Nsum[gi])
 
 
@@ -594,8 +591,8 @@ def round_start_one(t, dim_tag, noise, groups, tree, lanes, state, work, hv, hc,
     gmech, gm, gdf, gscale, gsigma = groups[0], groups[1], groups[2], groups[3], groups[4]
     eta, Nsum, abuf, nodebuf, gdraws = tree
     if gmech[0] != 0:
-        gdraws[0] += _tree_step(noise[0], gmech[0], t, gm[0], dim_tag, gdf[0], gscale[0], gsigma[0], abuf[0],
-                                nodebuf[0], eta[0], Nsum[0])
+        gdraws[0] += _tree_step(noise[0], gmech[0], t, gm[0], np.int64(len(dim_tag)), gdf[0], gscale[0], gsigma[0],
+                                abuf[0], nodebuf[0], eta[0], Nsum[0])
     return _lanes_step(t, dim_tag, (0,), groups, tree, lanes, state, work, hv, hc, hs, audit_t, audit_out, ai)
 
 
