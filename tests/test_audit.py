@@ -217,9 +217,9 @@ EXPECTED = {
 }
 
 
-#: the quick table, except the loose DPG rules whose quick size (8·10^4, for 0.8 × exact) is checked from the
-#: exact laws by test_sample_sizes_are_derived_from_the_exact_laws (25 CPU-s here otherwise)
-TEST_SCALE = {"*": "quick", "dpg_basic": 1_500, "dpg_better_of": 1_500}
+#: the pipeline's quick table (the DPG rules' 8·10^4 samples per input, drawn at once by private_greedy_runs,
+#: cost a second; one by one they had taken 25 CPU-s, and the test used 1,500)
+TEST_SCALE = "quick"
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +250,21 @@ def test_a_tight_audit_needs_a_subtle_bug():
     assert core.variant_name(True) == "planted" and core.variant_name(False) == "correct"
     with pytest.raises(ValueError):
         core.variant_name("bogus")
+
+
+def test_the_dpg_audits_sample_the_runs_own_greedy(monkeypatch):
+    """The DPG audits draw their samples with private_greedy_runs and replay the first REPLAYED calls of each through
+    private_greedy itself, on a copy of the stream: a vectorised twin that differs from the runs' code (here its
+    calls in reverse order: the same law, other picks) stops the audit instead of auditing something else."""
+    from privopt.audit import greedy as dpg
+
+    sampler = dpg.audits()[0].sampler
+    codes = sampler("correct", 0, 500, np.random.default_rng(1))
+    assert codes.shape == (500,) and 0 <= codes.min() and codes.max() < dpg.N_LOC**dpg.RANK
+    real = dpg.private_greedy_runs
+    monkeypatch.setattr(dpg, "private_greedy_runs", lambda *args: real(*args)[::-1])
+    with pytest.raises(AssertionError, match="differs from private_greedy"):
+        sampler("correct", 0, 500, np.random.default_rng(1))
 
 
 def test_every_correct_passes_and_every_planted_bug_is_caught(quick_table):

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from privopt.mechanisms.exponential import exponential_probabilities
-from privopt.submodular.greedy import greedy, marginal_gains, private_greedy, random_basis
+from privopt.submodular.greedy import greedy, marginal_gains, private_greedy, private_greedy_runs, random_basis
 from privopt.submodular.matroids import partition_matroid, uniform_matroid
 from privopt.submodular.objectives import CutFunction, FacilityLocation
 
@@ -243,6 +243,26 @@ def test_private_greedy_step_law():
     p1_half = exponential_probabilities(marginal_gains(obj, [], M), eps0 / 2)
     first = Counter(k[0] for k, c in counts.items() for _ in range(c))
     assert not chi2_ok(first, dict(enumerate(p1_half)))
+
+
+def test_private_greedy_runs_are_the_calls():
+    """private_greedy_runs = that many private_greedy calls on one stream, pick for pick, leaving the stream where
+    they leave it: facility and cut objectives, rank 1 to n (the last step has one candidate and draws nothing),
+    ε0 = 0, moderate, inf (ties among maximisers)."""
+    dist = np.random.default_rng(52).uniform(0, 1, size=(6, 30))
+    dist[:, :3] = 0.5  # equal columns: ties in the gains
+    cut = CutFunction(5, np.array([[0, 1], [1, 2], [2, 3], [3, 4], [0, 2]]))
+    for obj, n in ((FacilityLocation(dist), 6), (cut, 5)):
+        for rank in (1, 2, n):
+            M = uniform_matroid(n, rank)
+            for eps0 in (0.0, 0.8, np.inf):
+                calls, at_once = np.random.default_rng(54), np.random.default_rng(54)
+                expected = np.array([private_greedy(obj, M, eps0, calls) for _ in range(300)])
+                got = private_greedy_runs(obj, M, eps0, at_once, 300)
+                np.testing.assert_array_equal(got, expected)
+                assert calls.random() == at_once.random()
+    with pytest.raises(ValueError, match="uniform matroid"):
+        private_greedy_runs(dist[:4], partition_matroid([0, 0, 1, 1], [1, 1]), 1.0, np.random.default_rng(0), 3)
 
 
 def test_private_greedy_figure2_shape():

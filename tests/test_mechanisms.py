@@ -8,6 +8,7 @@ from scipy import stats
 
 from privopt.mechanisms.exponential import (
     exponential_logits,
+    exponential_choices,
     exponential_mechanism,
     exponential_probabilities,
     gumbel_argmax,
@@ -118,6 +119,26 @@ def test_single_candidate_and_reproducibility():
     a = [exponential_mechanism(SCORES, 0.1, np.random.default_rng(9)) for _ in range(3)]
     b = [exponential_mechanism(SCORES, 0.1, np.random.default_rng(9)) for _ in range(3)]
     assert a == b
+
+
+def test_choices_are_the_calls_outputs():
+    """k calls of exponential_mechanism on one stream = exponential_choices of the k rows drawn at once, bit for bit
+    (masked, one candidate, ε = inf ties, a huge ε whose logits underflow to −inf), and the stream ends in the same
+    state."""
+    mask = np.array([True, False, True, True, False, True])
+    one = np.zeros(6, dtype=bool)
+    one[2] = True
+    for eps, m in ((0.7, None), (0.7, mask), (np.inf, None), (1e300, mask), (0.3, one)):
+        c = int(m.sum()) if m is not None else 6
+        calls, rows = np.random.default_rng(5), np.random.default_rng(5)
+        expected = [exponential_mechanism(SCORES, eps, calls, mask=m) for _ in range(500)]
+        got = exponential_choices(SCORES, eps, rows.gumbel(size=(500, c if c > 1 else 0)), mask=m)
+        assert got.dtype == np.int64 and got.tolist() == expected
+        assert calls.random() == rows.random()
+    with pytest.raises(ValueError, match="columns"):
+        exponential_choices(SCORES, 0.7, np.zeros((3, 5)))
+    with pytest.raises(ValueError, match="two-dimensional"):
+        exponential_choices(SCORES, 0.7, np.zeros(6))
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,10 @@ first pick loses up to ε0 and the second up to ε0/2 (the normaliser shifts by 
 Claimed: ε = 2 with δ = 0 for ``basic`` (ε0 = ε/r) and δ = 1e-3 for ``advanced_code``,
 ``advanced_drv``, ``improved`` and ``better_of`` (ε0 from
 :func:`privopt.mechanisms.accounting.dpg_eps0`).  The output audited is the pick
-sequence (what ``private_greedy`` returns).
+sequence (what ``private_greedy`` returns).  A sample of n is drawn by ``private_greedy_runs`` — the same draws and
+picks as n ``private_greedy`` calls on the stream, vectorised — whose first :data:`REPLAYED` calls are replayed
+through ``private_greedy`` itself on a copy of the stream: where they differ the audit stops, so what is audited is
+the runs' own code.
 
 Planted bug: the gains are raw sums over the m users but ε0 is calibrated as if they were
 per-user means (sensitivity 1/m): effective per-step parameter ε0·m.  ("ε0 doubled" is a
@@ -30,6 +33,7 @@ is a violation), and the (ε, δ) composition rules are 5–10× looser still (e
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 
 import numpy as np
@@ -38,7 +42,7 @@ from privopt.audit.core import Audit
 from privopt.audit.stats import exact_eps_discrete
 from privopt.mechanisms import accounting
 from privopt.mechanisms.exponential import exponential_probabilities
-from privopt.submodular.greedy import marginal_gains, private_greedy
+from privopt.submodular.greedy import marginal_gains, private_greedy, private_greedy_runs
 from privopt.submodular.matroids import uniform_matroid
 from privopt.submodular.objectives import FacilityLocation
 
@@ -50,6 +54,8 @@ N_LOC = 6
 RANK = 2
 M_USERS = 100
 RULES = accounting.DPG_RULES
+#: calls of each sample that also run through private_greedy itself, one by one, on a copy of the stream
+REPLAYED = 200
 #: samples per input: the Clopper–Pearson bound expected at the exact laws (stats.predicted_eps_lb) reaches
 #: 0.86 × the exact ε at 8·10^4 for basic / better_of (exact 1.17, 1.15); the composition rules (exact
 #: 0.19–0.36) need 5·10^5 for 0.78–0.87 ×, the paper scale — at quick scale they keep 1500 (blatant bug only)
@@ -125,7 +131,16 @@ def _make(rule: str) -> Audit:
     def sampler(variant: str, which: int, n: int, rng: np.random.Generator) -> np.ndarray:
         e0 = _eps0(rule, variant)
         obj = _OBJECTIVES[which]
-        return np.fromiter((_code(private_greedy(obj, _MATROID, e0, rng)) for _ in range(n)), dtype=np.int64, count=n)
+        # the runs' own private_greedy, n times: its first REPLAYED calls on a copy of the stream, the rest (the same
+        # draws and picks, vectorised) by private_greedy_runs, which must agree with it on those or the audit stops
+        replayed = min(n, REPLAYED)
+        twin = copy.deepcopy(rng)
+        own = [_code(private_greedy(obj, _MATROID, e0, twin)) for _ in range(replayed)]
+        codes = private_greedy_runs(obj, _MATROID, e0, rng, n) @ (N_LOC ** np.arange(RANK, dtype=np.int64))
+        if codes[:replayed].tolist() != own:
+            raise AssertionError(f"private_greedy_runs differs from private_greedy on the audit's stream ({rule}, "
+                                 f"{variant}, input {which})")
+        return codes
 
     def exact(variant: str) -> float:
         e0 = _eps0(rule, variant)

@@ -26,7 +26,8 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["exponential_mechanism", "exponential_probabilities", "exponential_logits", "gumbel_argmax"]
+__all__ = ["exponential_mechanism", "exponential_choices", "exponential_probabilities", "exponential_logits",
+           "gumbel_argmax"]
 
 
 def _prepare(scores, eps, sensitivity, mask) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +109,25 @@ def exponential_mechanism(scores, eps, rng: np.random.Generator, *, sensitivity=
         return int(cand[0])
     g = rng.gumbel(size=cand.size)
     return int(cand[int(np.argmax(logits + g))])
+
+
+def exponential_choices(scores, eps, gumbels, *, sensitivity=1.0, mask=None) -> np.ndarray:
+    """What :func:`exponential_mechanism` returns for each row of ``gumbels``, its Gumbel variates drawn beforehand.
+
+    ``gumbels`` is (k, c) for c candidates: row i is what one call would draw (``rng.gumbel(size=c)``), so k calls
+    on one ``rng`` give the same k outputs as ``exponential_choices(…, rng.gumbel(size=(k, c)))`` (numpy draws the
+    variates of an array one by one from the stream, in row order).  With one candidate no variate is drawn and
+    ``gumbels`` may have any number of columns.  Returns k int64 indices into ``scores``.
+    """
+    logits, cand = _prepare(scores, eps, sensitivity, mask)
+    gumbels = np.asarray(gumbels, dtype=np.float64)
+    if gumbels.ndim != 2:
+        raise ValueError(f"gumbels must be two-dimensional (calls, candidates), got shape {gumbels.shape}")
+    if cand.size == 1:
+        return np.full(gumbels.shape[0], cand[0], dtype=np.int64)
+    if gumbels.shape[1] != cand.size:
+        raise ValueError(f"gumbels has {gumbels.shape[1]} columns for {cand.size} candidates")
+    return cand[np.argmax(logits + gumbels, axis=1)].astype(np.int64, copy=False)
 
 
 @numba.njit(cache=False)

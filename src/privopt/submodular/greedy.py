@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from privopt.mechanisms.exponential import exponential_mechanism
+from privopt.mechanisms.exponential import exponential_choices, exponential_mechanism
 from privopt.submodular.matroids import PartitionMatroid
 from privopt.submodular.objectives import FacilityLocation
 
-__all__ = ["greedy", "private_greedy", "random_basis", "marginal_gains"]
+__all__ = ["greedy", "private_greedy", "private_greedy_runs", "random_basis", "marginal_gains"]
 
 
 class _FacilityState:
@@ -152,6 +152,43 @@ def private_greedy(objective, matroid: PartitionMatroid, eps0: float, rng: np.ra
     return _greedy_loop(
         objective, matroid, lambda gains, cand: exponential_mechanism(gains, eps0, rng, sensitivity=1.0, mask=cand)
     )
+
+
+def private_greedy_runs(objective, matroid: PartitionMatroid, eps0: float, rng: np.random.Generator,
+                        n_runs: int) -> np.ndarray:
+    """The picks of ``n_runs`` successive :func:`private_greedy` calls on ``rng``, computed at once: the same draws
+    and the same picks, as an (n_runs, steps) int64 array (row i: the i-th call's return value).
+
+    Under a uniform matroid (one part) step k of every call has the same n − k candidates, so the Gumbel variates of
+    all the calls are one array, drawn row by row in the calls' order (:func:`~privopt.mechanisms.exponential.
+    exponential_choices`); each step's scores are computed once per distinct prefix of picks, by the calls' own
+    code (the objective's running state, the matroid's candidates).  Written for the privacy audits, which run
+    DPG about 10^6 times on a 6-element instance: the per-call Python of :func:`private_greedy` took 30 of their
+    38 s.  Raises ValueError for a partition matroid of several parts, whose candidate counts depend on the picks.
+    """
+    if not isinstance(matroid, PartitionMatroid) or matroid.capacity.size != 1:
+        raise ValueError("private_greedy_runs needs a uniform matroid (one part); call private_greedy per run")
+    n_runs = int(n_runs)
+    steps = matroid.rank
+    widths = [c if c > 1 else 0 for c in range(matroid.n, matroid.n - steps, -1)]  # variates drawn at each step
+    gumbels = rng.gumbel(size=(n_runs, sum(widths)))
+    picks = np.empty((n_runs, steps), dtype=np.int64)
+    groups: dict[tuple[int, ...], np.ndarray] = {(): np.arange(n_runs)}
+    start = 0
+    for k, width in enumerate(widths):
+        following: dict[tuple[int, ...], np.ndarray] = {}
+        for prefix, rows in groups.items():
+            st = _state(objective, matroid)
+            for u in prefix:
+                st.add(u)
+            cand = matroid.can_add(np.asarray(prefix, dtype=np.int64))
+            chosen = exponential_choices(st.gains(cand), eps0, gumbels[rows, start:start + width], sensitivity=1.0,
+                                         mask=cand)
+            picks[rows, k] = chosen
+            for u in np.unique(chosen):
+                following[prefix + (int(u),)] = rows[chosen == u]
+        groups, start = following, start + width
+    return picks
 
 
 def random_basis(matroid: PartitionMatroid, rng: np.random.Generator) -> np.ndarray:
