@@ -6,8 +6,8 @@ and passes).  These audits read the noise the code actually releases and test it
 
 Releases audited
 ----------------
-* ``bandit_*``: Shariff & Sheffet's private LinUCB, run through :func:`privopt.bandits.episodes.run_episode`
-  with every round audited; the kernel's own audit rows (``EpisodeResult.extra["audit_raw"]``) hold the
+* ``bandit_*``: Shariff & Sheffet's private LinUCB, run through :func:`privopt.bandits.episodes.run_lockstep`
+  beside Figure 4's other three variants, with every round audited; the kernel's own audit rows (``EpisodeResult.extra["audit_raw"]``) hold the
   released H_t = N_t[:d,:d] + shift·I and h_t = N_t[:d,d], which carry no data (the kernel adds G_t and u_t
   after), so N_t is read exactly.  All four run the kernel the pipeline runs at this d (``buffered``: the lockstep
   kernel of Figures 4 and 5; the on-the-fly reference kernel releases the same noise bit for bit, which the kernel
@@ -174,14 +174,21 @@ def _bandit_entries(d: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bandit_noise(variant, n_rounds: int, ss) -> np.ndarray:
-    """(n_rounds, d(d+1)/2 + d) released noise of rounds 1..n_rounds (H − shift·I packed, then h)."""
-    from privopt.bandits.episodes import run_episode
+    """(n_rounds, d(d+1)/2 + d) released noise of rounds 1..n_rounds (H − shift·I packed, then h).
+
+    The kernel runs as Figures 4 and 4c run it: four variants of a seed in lockstep, here the audited one in lane
+    0 beside Figure 4's three others at the same n and d — the kernel those figures' run jobs compile (a one-lane
+    run would compile a specialisation of its own, about 12 CPU-s, for this audit alone).  Every noise group
+    draws from a stream of its own, so the audited lane releases the same noise, bit for bit, as the variant run
+    alone (:func:`privopt.bandits.episodes.run_lockstep`, checked by the kernel tests)."""
+    from privopt.bandits.episodes import run_lockstep
     from privopt.bandits.instances import BanditInstance
     from privopt.bandits.kernels import audit_layout
+    from privopt.bandits.parameters import VARIANTS, variant_params
 
     d = variant.d
-    res = run_episode(variant, BanditInstance(d=d, K=2), n_rounds, ss, audit=np.arange(1, n_rounds + 1),
-                      kernel="buffered")
+    others = [variant_params(name, variant.n, d) for name in VARIANTS if name != "gaussian"]
+    res = run_lockstep([variant, *others], BanditInstance(d=d, K=2), n_rounds, ss, audit=np.arange(1, n_rounds + 1))[0]
     raw = res.extra["audit_raw"]
     lay = audit_layout(d)
     H = raw[:, lay["H"]].copy()
