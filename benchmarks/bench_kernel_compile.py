@@ -8,8 +8,13 @@ account of it (``numba:compile`` events, and the share spent in LLVM, ``numba:ll
 specialisation the earlier commit (``--previous``, exported with ``git archive`` into a temporary folder) and this
 checkout are measured in turn, ``--reps`` times each, interleaved.
 
+With ``--shared`` the specialisations are compiled one after another into one cache per checkout, as a pipeline's
+jobs do (a helper one of them compiled is loaded by the next): the cost of a whole grid, e.g. Exp. 1's dimensions
+(``--variant nonprivate --only lockstep:4 lockstep:6 lockstep:8 lockstep:11 batched:16 prefilter:23``).
+
 Run by hand, never as a test:
-``python benchmarks/bench_kernel_compile.py [--previous REV] [--reps 1] [--only onthefly:5 ...]``
+``python benchmarks/bench_kernel_compile.py [--previous REV] [--reps 1] [--only onthefly:5 ...] [--shared]
+[--variant wishart]``
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ SPECS = (("lockstep", 5, 1), ("lockstep", 5, 9), ("onthefly", 5, 1), ("batched",
 _CHILD = r"""
 import json, sys, time
 from numba.core import event
-kernel, d, lanes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+kernel, d, lanes, variant = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 acc, start = {}, {}
 class Listener(event.Listener):
     def on_start(self, ev):
@@ -55,7 +60,7 @@ if kernel == "lockstep" and lanes > 1:
     vs = [params_for_rho_min("wishart", r, n, d, name=f"w@{i}") for i, r in enumerate(rho_min_grid(n, d))][:lanes]
     run_lockstep(vs, inst, 2, 0, record=1)
 else:
-    run_episode(variant_params("wishart", n, d), inst, 2, 0, kernel="buffered" if kernel == "lockstep" else kernel)
+    run_episode(variant_params(variant, n, d), inst, 2, 0, kernel="buffered" if kernel == "lockstep" else kernel)
 print(json.dumps({"cpu": time.process_time() - c0, "compile": acc.get("numba:compile", 0.0),
                   "llvm": acc.get("numba:llvm_lock", 0.0)}))
 """
@@ -69,10 +74,11 @@ def export(rev: str) -> Path:
     return dest / "src"
 
 
-def measure(src: Path, kernel: str, d: int, lanes: int) -> dict:
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache, "OPENBLAS_NUM_THREADS": "1"}
-        out = subprocess.run([sys.executable, "-c", _CHILD, kernel, str(d), str(lanes)], env=env,
+def measure(src: Path, kernel: str, d: int, lanes: int, variant: str = "wishart", cache: str | None = None) -> dict:
+    """One specialisation's first call in a child process: in an empty cache of its own, or in ``cache``."""
+    with tempfile.TemporaryDirectory() as empty:
+        env = {**os.environ, "PYTHONPATH": str(src), "NUMBA_CACHE_DIR": cache or empty, "OPENBLAS_NUM_THREADS": "1"}
+        out = subprocess.run([sys.executable, "-c", _CHILD, kernel, str(d), str(lanes), variant], env=env,
                              capture_output=True, text=True, cwd=tempfile.gettempdir())
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
@@ -84,11 +90,17 @@ def main() -> None:
     ap.add_argument("--previous", default=PREVIOUS, help="earlier commit to compare with")
     ap.add_argument("--reps", type=int, default=1, help="cold compilations per specialisation and checkout")
     ap.add_argument("--only", nargs="*", default=[], help="kernel:d[:lanes] specialisations (default: SPECS)")
+    ap.add_argument("--shared", action="store_true",
+                    help="compile the specialisations in turn into one cache per checkout and repetition")
+    ap.add_argument("--variant", default="wishart", help="the variant run (privopt.bandits.variant_params)")
     args = ap.parse_args()
     specs = [(k, int(d), int(rest[0]) if rest else 1) for k, d, *rest in (s.split(":") for s in args.only)] or SPECS
     sources = {args.previous: export(args.previous), "this": REPO / "src"}
-    print(f"CPU: {platform.processor() or platform.machine()}; cold-cache compile CPU s per specialisation "
-          f"(first call; numba compile / of it LLVM), median of {args.reps}")
+    print(f"CPU: {platform.processor() or platform.machine()}; {'one cache per checkout, specialisations in turn' if args.shared else 'cold-cache'} "
+          f"compile CPU s per specialisation (first call of {args.variant}; numba compile / of it LLVM), "
+          f"median of {args.reps}")
+    if args.shared:
+        return shared(specs, sources, args)
     print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu/compile/llvm':>28s}" for label in sources)
           + f" {'ratio':>6s}")
     tot = {label: 0.0 for label in sources}
@@ -105,6 +117,27 @@ def main() -> None:
         print(f"{kernel:10s} {d:3d} {lanes:5d} {cells} {med['this']['cpu'] / med[args.previous]['cpu']:6.2f}",
               flush=True)
     print(f"{'total':20s} " + " ".join(f"{t:28.1f}" for t in tot.values()))
+
+
+def shared(specs, sources: dict, args) -> None:
+    """Every specialisation in turn into one cache per checkout and repetition (the checkouts interleaved)."""
+    res = {label: {spec: [] for spec in specs} for label in sources}
+    for _ in range(args.reps):
+        for label, src in sources.items():
+            with tempfile.TemporaryDirectory() as cache:
+                for spec in specs:
+                    res[label][spec].append(measure(src, *spec, args.variant, cache)["cpu"])
+    print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu':>16s}" for label in sources)
+          + f" {'ratio':>6s}")
+    tot = {label: 0.0 for label in sources}
+    for spec in specs:
+        med = {label: statistics.median(res[label][spec]) for label in sources}
+        for label in sources:
+            tot[label] += med[label]
+        print(f"{spec[0]:10s} {spec[1]:3d} {spec[2]:5d} " + " ".join(f"{m:16.1f}" for m in med.values())
+              + f" {med['this'] / med[args.previous]:6.2f}", flush=True)
+    print(f"{'total':20s} " + " ".join(f"{t:16.1f}" for t in tot.values())
+          + f" {tot['this'] / tot[args.previous]:6.2f}")
 
 
 if __name__ == "__main__":
