@@ -174,7 +174,8 @@ def test_predicted_eps_lb_of_randomised_response():
 
 def test_sample_sizes_are_derived_from_the_exact_laws():
     """The quick sample sizes come from the bound expected at the exact laws (stats.predicted_eps_lb):
-    ≥ 0.8 × exact on the correct mechanism, above the claim on the subtle bug — no seed involved."""
+    ≥ 0.8 × exact on the correct exponential mechanism (≥ 0.75 × on every DPG rule), above the claim on the subtle
+    bug — no seed involved."""
     from privopt.audit import exponential, greedy
     from privopt.mechanisms.exponential import exponential_probabilities
 
@@ -189,14 +190,15 @@ def test_sample_sizes_are_derived_from_the_exact_laws():
                 assert 0.8 * a.exact("correct") <= lb <= a.eps, (a.name, lb)
             else:
                 assert lb > a.eps, (a.name, lb)
-    for rule in ("basic", "better_of"):
+    for rule in greedy.RULES:
         e0 = greedy._eps0(rule, "correct")
         d0, d1 = greedy.dpg_law(0, e0), greedy.dpg_law(1, e0)
         keys = sorted(set(d0) | set(d1))
         p, q = np.array([d0.get(k, 0.0) for k in keys]), np.array([d1.get(k, 0.0) for k in keys])
         delta = 0.0 if rule == "basic" else greedy.DELTA
         exact = stats.exact_eps_discrete(p, q, delta)
-        assert stats.predicted_eps_lb(p, q, greedy.SAMPLES[rule]["quick"], delta) >= 0.8 * exact
+        # 0.94 × for basic / better_of, 0.78–0.87 × for the composition rules (exact 0.19–0.36)
+        assert stats.predicted_eps_lb(p, q, greedy.SAMPLES[rule]["quick"], delta) >= 0.75 * exact, rule
 
 
 def test_fisher_direction_finds_the_shifted_coordinate():
@@ -217,8 +219,8 @@ EXPECTED = {
 }
 
 
-#: the pipeline's quick table (the DPG rules' 8·10^4 samples per input, drawn at once by private_greedy_runs,
-#: cost a second; one by one they had taken 25 CPU-s, and the test used 1,500)
+#: the pipeline's quick table (the DPG rules' 5·10^5 samples per input, drawn at once by private_greedy_runs, cost
+#: about a second each; one call at a time 8·10^4 had taken 25 CPU-s, and the test used 1,500)
 TEST_SCALE = "quick"
 
 

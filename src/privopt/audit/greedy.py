@@ -56,11 +56,12 @@ M_USERS = 100
 RULES = accounting.DPG_RULES
 #: calls of each sample that also run through private_greedy itself, one by one, on a copy of the stream
 REPLAYED = 200
-#: samples per input: the Clopper–Pearson bound expected at the exact laws (stats.predicted_eps_lb) reaches
-#: 0.86 × the exact ε at 8·10^4 for basic / better_of (exact 1.17, 1.15); the composition rules (exact
-#: 0.19–0.36) need 5·10^5 for 0.78–0.87 ×, the paper scale — at quick scale they keep 1500 (blatant bug only)
-SAMPLES = {rule: ({"quick": 80_000, "paper": 500_000} if rule in ("basic", "better_of") else
-                  {"quick": 1_500, "paper": 500_000}) for rule in RULES}
+#: samples per input, from the Clopper–Pearson bound expected at the exact laws (stats.predicted_eps_lb): at 5·10^5
+#: it reaches 0.94 × the exact ε for basic / better_of (exact 1.17, 1.15) and 0.78–0.87 × for the composition rules
+#: (exact 0.19–0.36); at 2·10^6 0.89–0.97 ×.  Drawn at once (private_greedy_runs), 5·10^5 per input cost about a
+#: second per rule; one private_greedy call at a time they had cost 30 CPU-s at 8·10^4, and the composition rules
+#: kept 1,500 at quick scale (the blatant bug only, a bound of 0)
+SAMPLES = {rule: {"quick": 500_000, "paper": 2_000_000} for rule in RULES}
 
 
 def dpg_instance() -> tuple[FacilityLocation, FacilityLocation]:

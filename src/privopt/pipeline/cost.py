@@ -118,7 +118,8 @@ def cluster_group(predicted_s: float) -> str | None:
 #: per paper, per audit (``privopt.audit``, by name): CPU seconds per sample per input for all its configurations
 #: (correct, planted, subtle) together, and the peak bytes of its numpy arrays per sample per input
 #: (``tracemalloc``), measured at its quick samples by ``benchmarks/audit_cost.py`` on the loaded 2-core build
-#: machine, 2026-11-28 (numba kernels compiled beforehand)
+#: machine, 2026-11-28 (numba kernels compiled beforehand); the DPG rules again on 2026-12-07 (an idle Intel Xeon
+#: host), after their samples were drawn at once (privopt.submodular.greedy.private_greedy_runs)
 AUDIT_COST: dict[str, dict[str, tuple[float, float]]] = {
     "cardoso2019": {
         "submod_bandit_releases": (1.48e-05, 242),
@@ -127,11 +128,11 @@ AUDIT_COST: dict[str, dict[str, tuple[float, float]]] = {
     "chaturvedi2021": {
         "exp_mech_numpy": (0.000392, 48.5),
         "exp_mech_numba": (1.35e-06, 48.1),
-        "dpg_basic": (0.000928, 48.3),
-        "dpg_advanced_code": (0.001, 63.7),
-        "dpg_advanced_drv": (0.000996, 64.3),
-        "dpg_improved": (0.000985, 61.4),
-        "dpg_better_of": (0.001, 48.3),
+        "dpg_basic": (2.18e-06, 224),
+        "dpg_advanced_code": (1.95e-06, 224),
+        "dpg_advanced_drv": (2.09e-06, 224),
+        "dpg_improved": (1.95e-06, 224),
+        "dpg_better_of": (1.94e-06, 224),
         "pcg_swap_G": (0.00195, 78.9),
         "pcg_pairwise_G": (0.00181, 74.8),
         "pcg_swap_exact_F": (0.00194, 80.8),
