@@ -177,10 +177,11 @@ def _bandit_noise(variant, n_rounds: int, ss) -> np.ndarray:
     """(n_rounds, d(d+1)/2 + d) released noise of rounds 1..n_rounds (H − shift·I packed, then h).
 
     The kernel runs as Figures 4 and 4c run it: four variants of a seed in lockstep, here the audited one in lane
-    0 beside Figure 4's three others at the same n and d — the kernel those figures' run jobs compile (a one-lane
-    run would compile a specialisation of its own, about 12 CPU-s, for this audit alone).  Every noise group
-    draws from a stream of its own, so the audited lane releases the same noise, bit for bit, as the variant run
-    alone (:func:`privopt.bandits.episodes.run_lockstep`, checked by the kernel tests)."""
+    0 beside Figure 4's three others at the same n and d — the kernel those figures' run jobs compile (run alone
+    it needs the one-lane d = 5 kernel, which no quick-scale run job uses: about 12 CPU-s of compilation for the
+    audit alone).  Every noise group draws from a stream of its own, so the audited lane releases the same noise,
+    bit for bit, as the variant run alone (:func:`privopt.bandits.episodes.run_lockstep`, checked by the kernel
+    tests)."""
     from privopt.bandits.episodes import run_lockstep
     from privopt.bandits.instances import BanditInstance
     from privopt.bandits.kernels import audit_layout
