@@ -96,9 +96,9 @@ def main() -> None:
     args = ap.parse_args()
     specs = [(k, int(d), int(rest[0]) if rest else 1) for k, d, *rest in (s.split(":") for s in args.only)] or SPECS
     sources = {args.previous: export(args.previous), "this": REPO / "src"}
-    print(f"CPU: {platform.processor() or platform.machine()}; {'one cache per checkout, specialisations in turn' if args.shared else 'cold-cache'} "
-          f"compile CPU s per specialisation (first call of {args.variant}; numba compile / of it LLVM), "
-          f"median of {args.reps}")
+    caches = "one cache per checkout, specialisations in turn" if args.shared else "cold-cache"
+    print(f"CPU: {platform.processor() or platform.machine()}; {caches} compile CPU s per specialisation (first call "
+          f"of {args.variant}; numba compile / of it LLVM), median of {args.reps}")
     if args.shared:
         return shared(specs, sources, args)
     print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu/compile/llvm':>28s}" for label in sources)

@@ -7,13 +7,14 @@ and passes).  These audits read the noise the code actually releases and test it
 Releases audited
 ----------------
 * ``bandit_*``: Shariff & Sheffet's private LinUCB, run through :func:`privopt.bandits.episodes.run_lockstep`
-  beside Figure 4's other three variants, with every round audited; the kernel's own audit rows (``EpisodeResult.extra["audit_raw"]``) hold the
-  released H_t = N_t[:d,:d] + shift·I and h_t = N_t[:d,d], which carry no data (the kernel adds G_t and u_t
-  after), so N_t is read exactly.  All four run the kernel the pipeline runs at this d (``buffered``: the lockstep
-  kernel of Figures 4 and 5; the on-the-fly reference kernel releases the same noise bit for bit, which the kernel
-  tests check).  ``bandit_path``: the paper's path tree at its own horizon n = 5·10^7 (m = 27 levels) over the
-  first rounds; ``bandit_tree``/``bandit_honaker``/``bandit_smooth``: the continual counters that replace it
-  (issue 27) at horizon 512.
+  beside Figure 4's other three variants, with every round audited; the kernel's own audit rows
+  (``EpisodeResult.extra["audit_raw"]``) hold the released H_t = N_t[:d,:d] + shift·I and h_t = N_t[:d,d], which
+  carry no data (the kernel adds G_t and u_t after), so N_t is read exactly.  All four run the kernel the
+  pipeline runs at this d (the lockstep kernel of Figures 4 and 5, with Figure 4's four lanes; the on-the-fly
+  reference kernel releases the same noise bit for bit, which the kernel tests check).  ``bandit_path``: the
+  paper's path tree at its own horizon n = 5·10^7 (m = 27 levels) over the first rounds;
+  ``bandit_tree``/``bandit_honaker``/``bandit_smooth``: the continual counters that replace it (issue 27) at
+  horizon 512.
 * ``counter_*``: every Gaussian continual counter of :mod:`privopt.mechanisms.counting` (``tree``, ``honaker``,
   ``sqrt``, ``smooth``) through :func:`~privopt.mechanisms.counting.prefix_noise`, the numba steps the
   learners call.
