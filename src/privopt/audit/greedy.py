@@ -87,11 +87,11 @@ def _eps0(rule: str, variant: str) -> float:
     return e0 * M_USERS if variant == "planted" else e0
 
 
-def _code(picks) -> int:
-    code = 0
-    for i, u in enumerate(picks):
-        code += int(u) * N_LOC**i
-    return code
+def _code(picks):
+    """The code Σ_i u_i·N_LOC^i of a pick sequence (an int), or of each row of an array of them (an int64 array)."""
+    picks = np.asarray(picks, dtype=np.int64)
+    codes = picks @ N_LOC ** np.arange(picks.shape[-1], dtype=np.int64)
+    return int(codes) if picks.ndim == 1 else codes
 
 
 def _describe(codes: tuple) -> str:
@@ -134,14 +134,13 @@ def _make(rule: str) -> Audit:
         obj = _OBJECTIVES[which]
         # the runs' own private_greedy, n times: its first REPLAYED calls on a copy of the stream, the rest (the same
         # draws and picks, vectorised) by private_greedy_runs, which must agree with it on those or the audit stops
-        replayed = min(n, REPLAYED)
         twin = copy.deepcopy(rng)
-        own = [_code(private_greedy(obj, _MATROID, e0, twin)) for _ in range(replayed)]
-        codes = private_greedy_runs(obj, _MATROID, e0, rng, n) @ (N_LOC ** np.arange(RANK, dtype=np.int64))
-        if codes[:replayed].tolist() != own:
+        own = [private_greedy(obj, _MATROID, e0, twin).tolist() for _ in range(min(n, REPLAYED))]
+        picks = private_greedy_runs(obj, _MATROID, e0, rng, n)
+        if picks[:len(own)].tolist() != own:
             raise AssertionError(f"private_greedy_runs differs from private_greedy on the audit's stream ({rule}, "
                                  f"{variant}, input {which})")
-        return codes
+        return _code(picks)
 
     def exact(variant: str) -> float:
         e0 = _eps0(rule, variant)
