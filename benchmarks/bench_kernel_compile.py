@@ -99,44 +99,25 @@ def main() -> None:
     caches = "one cache per checkout, specialisations in turn" if args.shared else "cold-cache"
     print(f"CPU: {platform.processor() or platform.machine()}; {caches} compile CPU s per specialisation (first call "
           f"of {args.variant}; numba compile / of it LLVM), median of {args.reps}")
-    if args.shared:
-        return shared(specs, sources, args)
-    print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu/compile/llvm':>28s}" for label in sources)
-          + f" {'ratio':>6s}")
-    tot = {label: 0.0 for label in sources}
-    for kernel, d, lanes in specs:
-        res = {label: [] for label in sources}
-        for _ in range(args.reps):
-            for label, src in sources.items():
-                res[label].append(measure(src, kernel, d, lanes))
-        med = {label: {k: statistics.median(r[k] for r in rs) for k in ("cpu", "compile", "llvm")}
-               for label, rs in res.items()}
-        for label in sources:
-            tot[label] += med[label]["cpu"]
-        cells = " ".join(f"{m['cpu']:12.1f} /{m['compile']:6.1f} /{m['llvm']:5.1f}" for m in med.values())
-        print(f"{kernel:10s} {d:3d} {lanes:5d} {cells} {med['this']['cpu'] / med[args.previous]['cpu']:6.2f}",
-              flush=True)
-    print(f"{'total':20s} " + " ".join(f"{t:28.1f}" for t in tot.values()))
-
-
-def shared(specs, sources: dict, args) -> None:
-    """Every specialisation in turn into one cache per checkout and repetition (the checkouts interleaved)."""
+    # checkouts interleaved per repetition; with --shared one cache per (checkout, repetition) for all the specs
     res = {label: {spec: [] for spec in specs} for label in sources}
     for _ in range(args.reps):
         for label, src in sources.items():
             with tempfile.TemporaryDirectory() as cache:
                 for spec in specs:
-                    res[label][spec].append(measure(src, *spec, args.variant, cache)["cpu"])
-    print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu':>16s}" for label in sources)
+                    res[label][spec].append(measure(src, *spec, args.variant, cache if args.shared else None))
+    print(f"{'kernel':10s} {'d':>3s} {'lanes':>5s} " + " ".join(f"{label + ' cpu/compile/llvm':>28s}" for label in sources)
           + f" {'ratio':>6s}")
     tot = {label: 0.0 for label in sources}
     for spec in specs:
-        med = {label: statistics.median(res[label][spec]) for label in sources}
+        med = {label: {k: statistics.median(r[k] for r in res[label][spec]) for k in ("cpu", "compile", "llvm")}
+               for label in sources}
         for label in sources:
-            tot[label] += med[label]
-        print(f"{spec[0]:10s} {spec[1]:3d} {spec[2]:5d} " + " ".join(f"{m:16.1f}" for m in med.values())
-              + f" {med['this'] / med[args.previous]:6.2f}", flush=True)
-    print(f"{'total':20s} " + " ".join(f"{t:16.1f}" for t in tot.values())
+            tot[label] += med[label]["cpu"]
+        cells = " ".join(f"{m['cpu']:12.1f} /{m['compile']:6.1f} /{m['llvm']:5.1f}" for m in med.values())
+        print(f"{spec[0]:10s} {spec[1]:3d} {spec[2]:5d} {cells} {med['this']['cpu'] / med[args.previous]['cpu']:6.2f}",
+              flush=True)
+    print(f"{'total':20s} " + " ".join(f"{t:28.1f}" for t in tot.values())
           + f" {tot['this'] / tot[args.previous]:6.2f}")
 
 
